@@ -1,0 +1,242 @@
+#include "analyser.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <numeric>
+#include <climits>
+#include <sstream>
+#include <stdexcept>
+
+namespace tt {
+
+int lanes_per_phase(int width) {
+  switch (width) {
+    case 1:
+    case 2:
+    case 4:
+      return 32;
+    case 8:
+      return 16;
+    case 16:
+      return 8;
+    default:
+      throw std::invalid_argument("shared-memory access width must be 1, 2, 4, 8 or 16 bytes");
+  }
+}
+
+namespace {
+
+/// The 4-byte words a lane's access covers.
+void words_of(std::int64_t address, int width, std::vector<std::int64_t>& out) {
+  const std::int64_t first = address / kBankBytes;
+  const std::int64_t last = (address + width - 1) / kBankBytes;
+  for (std::int64_t w = first; w <= last; ++w) out.push_back(w);
+}
+
+/// For one phase (lanes [l0, l1)): bank -> distinct words, in lane order.
+std::array<std::vector<std::int64_t>, kBanks> bank_words(const WarpAddresses& a, int width,
+                                                         int l0, int l1) {
+  std::array<std::vector<std::int64_t>, kBanks> banks;
+  std::vector<std::int64_t> words;
+  for (int lane = l0; lane < l1; ++lane) {
+    if (!a[lane]) continue;
+    words.clear();
+    words_of(*a[lane], width, words);
+    for (auto w : words) {
+      auto& b = banks[static_cast<std::size_t>(((w % kBanks) + kBanks) % kBanks)];
+      if (std::find(b.begin(), b.end(), w) == b.end()) b.push_back(w);
+    }
+  }
+  return banks;
+}
+
+}  // namespace
+
+SharedCost shared_cost(const WarpAddresses& a, int width) {
+  const int per_phase = lanes_per_phase(width);
+  SharedCost c;
+  c.phases = 32 / per_phase;
+  for (int l0 = 0; l0 < 32; l0 += per_phase) {
+    // Distinct words of the phase (fixed arrays: this runs for every warp of a launch).
+    std::int64_t words[32 * 4 + 8];
+    int n = 0;
+    for (int lane = l0; lane < l0 + per_phase; ++lane) {
+      if (!a[lane]) continue;
+      for (std::int64_t w = *a[lane] / kBankBytes; w <= (*a[lane] + width - 1) / kBankBytes; ++w)
+        words[n++] = w;
+    }
+    if (n == 0) continue;
+    std::sort(words, words + n);
+    n = static_cast<int>(std::unique(words, words + n) - words);
+    int per_bank[kBanks] = {};
+    int worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[((words[i] % kBanks) + kBanks) % kBanks]);
+    c.wavefronts += worst;
+    c.ideal += 1;
+  }
+  return c;
+}
+
+GlobalCost global_cost(const WarpAddresses& a, int width) {
+  // Small sorted vectors instead of sets: this runs for every warp of a launch.
+  std::int64_t starts[32];
+  int n = 0;
+  for (const auto& addr : a)
+    if (addr) starts[n++] = *addr;
+  std::sort(starts, starts + n);
+  std::int64_t sectors[64], lines[64];
+  int ns = 0, nl = 0;
+  std::int64_t bytes = 0, covered_to = INT64_MIN;  // union of [start, start + width)
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t lo = starts[i], hi = starts[i] + width;
+    bytes += std::max<std::int64_t>(0, hi - std::max(lo, covered_to));
+    covered_to = std::max(covered_to, hi);
+    for (std::int64_t s = lo / kSectorBytes; s <= (hi - 1) / kSectorBytes && ns < 64; ++s)
+      sectors[ns++] = s;
+    for (std::int64_t l = lo / kLineBytes; l <= (hi - 1) / kLineBytes && nl < 64; ++l)
+      lines[nl++] = l;
+  }
+  std::sort(sectors, sectors + ns);
+  std::sort(lines, lines + nl);
+  GlobalCost c;
+  c.sectors = static_cast<int>(std::unique(sectors, sectors + ns) - sectors);
+  c.lines = static_cast<int>(std::unique(lines, lines + nl) - lines);
+  c.ideal_sectors = static_cast<int>(ceil_div(bytes, kSectorBytes));
+  return c;
+}
+
+WarpAddresses warp_addresses(const Access& access, const LaunchPlan& plan, uint3 block, int warp,
+                             int iteration) {
+  WarpAddresses out{};
+  const unsigned bx = plan.block.x, by = plan.block.y;
+  const unsigned threads = bx * by * plan.block.z;
+  for (int lane = 0; lane < 32; ++lane) {
+    const unsigned t = static_cast<unsigned>(warp) * 32u + static_cast<unsigned>(lane);
+    if (t >= threads) continue;  // a partial last warp
+    const uint3 thread{t % bx, (t / bx) % by, t / (bx * by)};
+    out[static_cast<std::size_t>(lane)] = access.address(ThreadPos{block, thread, iteration});
+  }
+  return out;
+}
+
+AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
+                            std::uint64_t max_blocks) {
+  const std::uint64_t gx = plan.grid.x, gy = plan.grid.y, gz = plan.grid.z;
+  const std::uint64_t blocks = gx * gy * gz;
+  // Visit every block, or max_blocks of them spread over the grid: i -> i * step mod blocks
+  // with step coprime to blocks is a permutation, so the sample hits edge tiles in proportion.
+  const bool sample = blocks > max_blocks;
+  std::uint64_t step = 1;
+  if (sample) {
+    step = 2654435761ull % blocks;
+    while (std::gcd(step, blocks) != 1) ++step;
+  }
+  const int warps = static_cast<int>(ceil_div(plan.block.x * plan.block.y * plan.block.z, 32));
+  AccessTotals t;
+  t.sampled = sample;
+  for (std::uint64_t i = 0; i < (sample ? max_blocks : blocks); ++i) {
+    const std::uint64_t b = sample ? (i * step) % blocks : i;
+    const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
+                      static_cast<unsigned>(b / (gx * gy))};
+    for (int w = 0; w < warps; ++w) {
+      for (int it = 0; it < access.iterations; ++it) {
+        const auto a = warp_addresses(access, plan, block, w, it);
+        if (std::none_of(a.begin(), a.end(), [](const auto& x) { return x.has_value(); }))
+          continue;  // no active lane: the warp skips the instruction
+        ++t.instructions;
+        if (access.space == Space::shared) {
+          const auto c = shared_cost(a, access.width);
+          t.cost += static_cast<std::uint64_t>(c.wavefronts);
+          t.ideal += static_cast<std::uint64_t>(c.ideal);
+        } else {
+          const auto c = global_cost(a, access.width);
+          t.cost += static_cast<std::uint64_t>(c.sectors);
+          t.ideal += static_cast<std::uint64_t>(c.ideal_sectors);
+        }
+      }
+    }
+  }
+  return t;
+}
+
+std::string bank_picture(const WarpAddresses& a, int width) {
+  const int per_phase = lanes_per_phase(width);
+  std::ostringstream os;
+  os << "        bank";
+  for (int b = 0; b < kBanks; ++b) os << std::setw(3) << b;
+  os << "\n";
+  int wave = 0;
+  for (int l0 = 0; l0 < 32; l0 += per_phase) {
+    const auto banks = bank_words(a, width, l0, l0 + per_phase);
+    std::size_t depth = 0;
+    for (const auto& b : banks) depth = std::max(depth, b.size());
+    for (std::size_t d = 0; d < depth; ++d) {
+      os << "  wavefront" << std::setw(3) << ++wave;
+      for (int bank = 0; bank < kBanks; ++bank) {
+        const auto& words = banks[static_cast<std::size_t>(bank)];
+        if (d >= words.size()) {
+          os << "  .";
+          continue;
+        }
+        // The lowest lane of this phase that reads this word (several lanes: broadcast).
+        int first = -1, sharing = 0;
+        for (int lane = l0; lane < l0 + per_phase; ++lane) {
+          if (!a[lane]) continue;
+          const std::int64_t lo = *a[lane] / kBankBytes, hi = (*a[lane] + width - 1) / kBankBytes;
+          if (words[d] >= lo && words[d] <= hi) {
+            if (first < 0) first = lane;
+            ++sharing;
+          }
+        }
+        os << std::setw(3) << first;
+        (void)sharing;
+      }
+      os << "\n";
+    }
+  }
+  os << "  (each cell: the lowest lane served by that bank in that wavefront; '.' idle)\n";
+  return os.str();
+}
+
+std::string sector_picture(const WarpAddresses& a, int width) {
+  // Map each sector (relative to the first line touched) to the lanes that touch it.
+  std::map<std::int64_t, std::vector<int>> by_sector;
+  std::int64_t base = -1;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!a[lane]) continue;
+    const std::int64_t line = *a[lane] / kLineBytes * kLineBytes;
+    if (base < 0 || line < base) base = line;
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!a[lane]) continue;
+    for (std::int64_t s = *a[lane] / kSectorBytes; s <= (*a[lane] + width - 1) / kSectorBytes; ++s)
+      by_sector[s].push_back(lane);
+  }
+  std::ostringstream os;
+  if (by_sector.empty()) return "  (no active lane)\n";
+  os << "  sector (byte offset from the first line touched) <- lanes\n";
+  int shown = 0;
+  for (const auto& [s, lanes] : by_sector) {
+    if (++shown > 12) {
+      os << "  ... " << by_sector.size() - 12 << " more sectors\n";
+      break;
+    }
+    os << "  +" << std::setw(8) << s * kSectorBytes - base << " <- lane";
+    os << (lanes.size() > 1 ? "s " : " ") << lanes.front();
+    if (lanes.size() > 1) os << "-" << lanes.back();
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string kind_name(const Access& a) {
+  return std::string(a.space == Space::global ? "global " : "shared ") +
+         (a.op == Op::load ? "load" : "store");
+}
+
+std::string unit_name(const Access& a) {
+  return a.space == Space::global ? "sectors/request" : "wavefronts/instr";
+}
+
+}  // namespace tt

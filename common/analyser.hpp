@@ -1,0 +1,95 @@
+/// @file analyser.hpp
+/// @brief The access analyser: predicts shared-memory wavefronts and global-memory sectors
+/// of one warp-wide memory instruction from the 32 addresses its lanes touch, and sums the
+/// prediction over a whole launch so it can be compared with Nsight Compute.
+///
+/// The model (checked against Nsight Compute on an H100, see docs/):
+/// - Shared memory has 32 banks of 4 bytes; word w lives in bank w mod 32. A warp's access is
+///   served in phases: all 32 lanes for 4-byte accesses, each half-warp for 8-byte accesses,
+///   each quarter-warp for 16-byte accesses (128 bytes a phase). A phase needs as many
+///   wavefronts as the largest number of distinct words any one bank must deliver; lanes
+///   reading the same word share it (broadcast). The ideal is one wavefront per phase.
+/// - Global memory moves 32-byte sectors; a 128-byte line holds 4 of them. A warp's request
+///   costs one sector for every distinct 32-byte sector its active lanes touch. The ideal is
+///   the bytes requested divided by 32, rounded up.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "step.hpp"
+
+namespace tt {
+
+/// The addresses (bytes) of the 32 lanes of one warp; nothing for an inactive lane.
+using WarpAddresses = std::array<std::optional<std::int64_t>, 32>;
+
+/// Number of shared-memory banks and bytes per bank.
+constexpr int kBanks = 32;
+constexpr int kBankBytes = 4;
+/// Bytes in a global-memory sector and line.
+constexpr int kSectorBytes = 32;
+constexpr int kLineBytes = 128;
+
+/// Cost of one shared-memory instruction of one warp.
+struct SharedCost {
+  int wavefronts = 0;  ///< Predicted wavefronts.
+  int ideal = 0;       ///< One per phase that has an active lane.
+  int phases = 0;      ///< Lanes are served 32, 16 or 8 at a time for 4-, 8-, 16-byte widths.
+};
+
+/// Cost of one global-memory instruction of one warp.
+struct GlobalCost {
+  int sectors = 0;        ///< Distinct 32-byte sectors touched.
+  int ideal_sectors = 0;  ///< ceil(distinct bytes / 32).
+  int lines = 0;          ///< Distinct 128-byte lines touched.
+};
+
+/// Lanes served together for an access of @p width bytes (32, 16 or 8).
+int lanes_per_phase(int width);
+
+/// Shared-memory cost of one warp instruction. @p width is 4, 8 or 16.
+SharedCost shared_cost(const WarpAddresses& a, int width);
+
+/// Global-memory cost of one warp instruction. @p width is 1 to 16 bytes.
+GlobalCost global_cost(const WarpAddresses& a, int width);
+
+/// Addresses of warp @p warp of block @p block for @p access at @p iteration, using the
+/// plan's block shape to turn a lane into threadIdx (x fastest, as the hardware does).
+WarpAddresses warp_addresses(const Access& access, const LaunchPlan& plan, uint3 block, int warp,
+                             int iteration);
+
+/// One access summed over a launch: what Nsight Compute's counters should show.
+struct AccessTotals {
+  std::uint64_t instructions = 0;  ///< Warp-level executions (warps with an active lane).
+  std::uint64_t cost = 0;          ///< Wavefronts (shared) or sectors (global).
+  std::uint64_t ideal = 0;         ///< The ideal for the same instructions.
+  bool sampled = false;            ///< True when only a sample of the blocks was visited.
+  /// Cost per instruction (wavefronts / instruction, or sectors / request).
+  double per_instruction() const { return instructions ? double(cost) / instructions : 0.0; }
+  /// Ideal per instruction.
+  double ideal_per_instruction() const { return instructions ? double(ideal) / instructions : 0.0; }
+};
+
+/// Sums @p access over every warp and iteration of the launch, or over an even sample of
+/// @p max_blocks blocks on larger grids (interior warps all behave alike; the sample keeps
+/// edge blocks in proportion).
+AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
+                            std::uint64_t max_blocks = 1u << 14);
+
+/// A 32-column picture of which bank each lane hits, one row per wavefront.
+std::string bank_picture(const WarpAddresses& a, int width);
+
+/// A picture of the sectors and lines that one warp's global access touches.
+std::string sector_picture(const WarpAddresses& a, int width);
+
+/// Short names: "global load", "shared store", ...
+std::string kind_name(const Access& a);
+
+/// The unit the cost is counted in: "sectors/request" or "wavefronts/instr".
+std::string unit_name(const Access& a);
+
+}  // namespace tt

@@ -1,0 +1,172 @@
+#include "cli.hpp"
+
+#include <cctype>
+#include <limits>
+#include <sstream>
+
+#include "error.hpp"
+
+namespace tt {
+
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
+  std::ostringstream desc;
+  desc << "INT in [" << lo << ", " << hi << "]";
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        if (s.empty()) return "a value is required (got an empty string)";
+        std::size_t i = 0;
+        const bool negative = s[0] == '-';
+        if (s[0] == '-' || s[0] == '+') i = 1;
+        if (i == s.size()) return "'" + s + "' is not a whole number";
+        for (std::size_t k = i; k < s.size(); ++k)
+          if (!std::isdigit(static_cast<unsigned char>(s[k])))
+            return "'" + s + "' is not a whole number";
+        // Compare as text first so that values beyond 64 bits are reported, not wrapped.
+        std::string digits = s.substr(i);
+        digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+        const bool huge = digits.size() > 18;
+        const long long v = huge ? 0 : std::stoll(digits);
+        if (negative && (huge || v > 0)) {
+          std::ostringstream os;
+          os << s << " is negative; it must be at least " << lo;
+          return os.str();
+        }
+        if (huge || v > hi) {
+          std::ostringstream os;
+          os << s << " is too large; it must be at most " << hi;
+          return os.str();
+        }
+        if (v < lo) {
+          std::ostringstream os;
+          os << s << " is too small; it must be at least " << lo;
+          return os.str();
+        }
+        s = digits;  // canonical form for CLI11's own conversion
+        return "";
+      },
+      desc.str(), "whole_number");
+}
+
+BlockShape parse_block(const std::string& text) {
+  const auto x = text.find_first_of("xX");
+  const auto bad = [&](const std::string& why) {
+    return UsageError("--block: " + why + " (got '" + text +
+                      "'); give WIDTHxHEIGHT in threads, for example --block 32x8");
+  };
+  if (x == std::string::npos || x == 0 || x + 1 == text.size()) throw bad("expected WIDTHxHEIGHT");
+  const std::string a = text.substr(0, x), b = text.substr(x + 1);
+  for (const auto& part : {a, b}) {
+    if (part.size() > 5) throw bad("a side is too large");
+    for (char c : part)
+      if (!std::isdigit(static_cast<unsigned char>(c))) throw bad("expected two whole numbers");
+  }
+  BlockShape s{std::stoi(a), std::stoi(b)};
+  if (s.x < 1 || s.y < 1) throw bad("both sides must be at least 1");
+  if (static_cast<long long>(s.x) * s.y > 1024)
+    throw bad("a block holds at most 1024 threads");
+  return s;
+}
+
+bool parse_app(CLI::App& app, int argc, const char* const* argv, std::ostream& out) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return false;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    throw UsageError(msg.empty() ? "invalid command line" : msg);
+  }
+  return true;
+}
+
+std::optional<Options> parse_options(const Step& step, int argc, const char* const* argv,
+                                     std::ostream& out) {
+  Options o;
+  CLI::App app{step.id + ": " + step.title};
+  app.option_defaults()->always_capture_default();
+  std::string variants;
+  for (const auto& v : step.variants) variants += "\n    " + v.name + ": " + v.summary;
+  app.footer("Variants (--variant, default " + step.default_variant + "):" + variants +
+             "\n\nExamples:\n  " + step.id + "                      # 8192 x 8192 float\n  " +
+             step.id + " --rows 4099 --cols 8191 --dtype double\n  " + step.id +
+             " --explain            # access analysis, no GPU needed\n\nExit status: 0 ok, 1 "
+             "wrong result, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
+             "memory.");
+
+  std::int64_t size = 0;
+  auto* rows = app.add_option("-m,--rows", o.shape.rows, "Rows of the input matrix (M)")
+                   ->check(whole_number(1, kMaxDim));
+  auto* cols = app.add_option("-n,--cols", o.shape.cols, "Columns of the input matrix (N)")
+                   ->check(whole_number(1, kMaxDim));
+  app.add_option("-s,--size", size, "Square matrix: sets both rows and cols")
+      ->check(whole_number(1, kMaxDim))
+      ->excludes(rows)
+      ->excludes(cols);
+  std::string dtype = "float";
+  app.add_option("-t,--dtype", dtype, "Element type")->check(CLI::IsMember({"float", "double"}));
+  app.add_option("--warmup", o.warmup, "Untimed launches before timing")
+      ->check(whole_number(0, 100000));
+  app.add_option("--reps", o.reps, "Timed launches (median, min and max are reported)")
+      ->check(whole_number(1, 100000));
+  app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
+  std::string block;
+  if (step.takes_block) {
+    std::ostringstream def;
+    def << step.default_block.x << "x" << step.default_block.y;
+    app.add_option("-b,--block", block, "Thread block WIDTHxHEIGHT (default " + def.str() + ")");
+  }
+  std::string format = "text";
+  app.add_option("-f,--format", format, "Output: a table, CSV rows or one JSON object a line")
+      ->check(CLI::IsMember({"text", "csv", "json"}));
+  app.add_option("-d,--device", o.device, "CUDA device index")->check(whole_number(0, 1023));
+  app.add_flag("--explain", o.explain,
+               "Print the predicted bank conflicts and sectors of every memory instruction "
+               "(no GPU needed)");
+  app.add_option("--warp", o.warp, "With --explain: the warp of block (0, 0) to draw")
+      ->check(whole_number(0, 31));
+  app.add_flag("--list", o.list, "List the variants and exit");
+  bool no_compare = false;
+  app.add_flag("--no-compare", no_compare,
+               "Do not run the references (memcpy, copy kernel, cuBLAS) in the same run");
+
+  if (!parse_app(app, argc, argv, out)) return std::nullopt;
+
+  if (size > 0) o.shape = {size, size};
+  o.dtype = dtype == "double" ? DType::f64 : DType::f32;
+  o.format = format == "csv" ? Format::csv : format == "json" ? Format::json : Format::text;
+  o.compare = !no_compare;
+  if (!block.empty()) o.block = parse_block(block);
+  if (step.takes_block && !o.block) o.block = step.default_block;
+
+  // Checks that need no GPU.
+  const std::string hint = " (see " + step.id + " --help)";
+  if (o.variant.empty()) o.variant = step.default_variant;
+  if (o.variant != "all") {
+    const Variant* v = step.find(o.variant);
+    if (v == nullptr) {
+      std::string names;
+      for (const auto& x : step.variants) names += (names.empty() ? "" : ", ") + x.name;
+      throw UsageError("--variant: '" + o.variant + "' is not a variant of " + step.id +
+                       "; choose one of: " + names + ", all");
+    }
+    if (!v->supports(o.dtype))
+      throw UsageError("--variant " + v->name + " does not support --dtype " +
+                       dtype_name(o.dtype) + hint);
+  }
+  // Bytes of one matrix must fit in 63 bits (the product of two 31-bit sides times 8 does not).
+  const long double bytes = static_cast<long double>(o.shape.rows) * o.shape.cols *
+                            static_cast<long double>(dtype_size(o.dtype));
+  if (bytes > static_cast<long double>(std::numeric_limits<std::int64_t>::max()) / 4) {
+    std::ostringstream os;
+    os << o.shape.rows << " x " << o.shape.cols << " " << dtype_name(o.dtype)
+       << " elements is too large to address (" << bytes / 1e18L << " EB a matrix)" << hint;
+    throw UsageError(os.str());
+  }
+  return o;
+}
+
+}  // namespace tt

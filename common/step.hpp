@@ -1,0 +1,107 @@
+/// @file step.hpp
+/// @brief How a step describes itself to the harness: its variants, how each one launches,
+/// and the memory accesses of its kernel, computed by the kernel's own index functions.
+///
+/// A step's source file holds the kernel and the small __host__ __device__ functions that
+/// compute its indices. The same functions feed a LaunchPlan's Access list, so the access
+/// analyser (analyser.hpp) reasons about exactly the addresses the kernel touches.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "types.hpp"
+#include "verify.hpp"
+
+namespace tt {
+
+/// A thread-block shape given on the command line (steps that take --block).
+struct BlockShape {
+  int x = 0;
+  int y = 0;
+};
+
+/// What a variant is asked to do.
+struct Problem {
+  Shape shape;                      ///< Input matrix (rows x cols).
+  DType dtype = DType::f32;         ///< Element type.
+  std::optional<BlockShape> block;  ///< Requested block shape, for steps that take one.
+};
+
+/// Memory space of an access.
+enum class Space { global, shared };
+/// Direction of an access.
+enum class Op { load, store };
+
+/// A thread as its kernel sees it: block index, thread index, and the iteration of the
+/// kernel's loop that executes the access (0 for kernels without a loop).
+struct ThreadPos {
+  uint3 block;
+  uint3 thread;
+  int iteration;
+};
+
+/// Byte address (from the start of the array or tile) that a thread touches, or nothing
+/// when the thread does not execute the access (outside the matrix, say).
+using AddressFn = std::function<std::optional<std::int64_t>(const ThreadPos&)>;
+
+/// One memory instruction of a kernel.
+struct Access {
+  std::string code;      ///< The source expression, e.g. "out[offset(col, row, rows)]".
+  Space space = Space::global;
+  Op op = Op::load;
+  int width = 4;         ///< Bytes per thread (4, 8 or 16).
+  int iterations = 1;    ///< How many times each thread executes it.
+  AddressFn address;     ///< Computed with the kernel's own index functions.
+};
+
+/// How a variant launches for one Problem, and what its kernel accesses.
+struct LaunchPlan {
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  std::size_t shared_bytes = 0;  ///< Static shared memory of the kernel (for the report).
+  std::vector<Access> accesses;  ///< Empty for library calls (cudaMemcpy, cuBLAS).
+};
+
+/// Launches a variant. Must only enqueue work on @p stream; the harness checks the launch.
+template <typename T>
+using LaunchFn = void (*)(const LaunchPlan& plan, const T* in, T* out, Shape shape,
+                          cudaStream_t stream);
+
+/// One selectable version of a step's kernel.
+struct Variant {
+  std::string name;                 ///< Selected with --variant NAME.
+  std::string summary;              ///< One line for --help and --list.
+  Expect expect = Expect::transpose;  ///< References that copy say Expect::copy.
+  std::function<LaunchPlan(const Problem&)> plan;
+  LaunchFn<float> run_f32 = nullptr;   ///< nullptr: float not supported.
+  LaunchFn<double> run_f64 = nullptr;  ///< nullptr: double not supported.
+
+  /// Whether this variant runs element type @p t.
+  bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }
+};
+
+/// A step of the tutorial (or the set of references): an id, a title and its variants.
+struct Step {
+  std::string id;               ///< "02-naive": the folder and executable name.
+  std::string title;            ///< One line.
+  std::vector<Variant> variants;
+  std::string default_variant;  ///< Used when --variant is not given.
+  bool takes_block = false;     ///< Whether --block BXxBY is accepted.
+  BlockShape default_block{};   ///< Used when takes_block and --block is not given.
+
+  /// The variant called @p name, or nullptr.
+  const Variant* find(const std::string& name) const {
+    for (const auto& v : variants)
+      if (v.name == name) return &v;
+    return nullptr;
+  }
+};
+
+}  // namespace tt

@@ -1,0 +1,65 @@
+/// @file types.hpp
+/// @brief Element types, matrix shapes and the small index helpers every kernel shares.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#ifdef __CUDACC__
+#define TT_HD __host__ __device__
+#else
+#define TT_HD
+#endif
+
+namespace tt {
+
+/// Element type of a run.
+enum class DType { f32, f64 };
+
+/// "float" or "double".
+const char* dtype_name(DType t);
+/// Bytes per element.
+std::size_t dtype_size(DType t);
+
+/// Maps a C++ element type to its DType.
+template <typename T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::f32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::f64;
+};
+
+/// A matrix of @c rows x @c cols elements, stored row-major.
+struct Shape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  /// Number of elements.
+  std::int64_t count() const { return rows * cols; }
+};
+
+/// One element position: row and column.
+struct Coord {
+  int row;
+  int col;
+};
+
+/// Offset of element (@p row, @p col) in a row-major matrix whose rows hold @p ld elements.
+/// 64-bit, so that matrices of more than 2^31 elements index correctly.
+TT_HD inline std::int64_t offset(int row, int col, int ld) {
+  return static_cast<std::int64_t>(row) * ld + col;
+}
+
+/// Whether @p e lies inside a @p rows x @p cols matrix (the bounds check of every kernel).
+TT_HD inline bool inside(Coord e, int rows, int cols) {
+  return e.row >= 0 && e.row < rows && e.col >= 0 && e.col < cols;
+}
+
+/// Ceiling division for sizes and grid dimensions.
+TT_HD constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace tt

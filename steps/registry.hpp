@@ -1,0 +1,12 @@
+/// @file registry.hpp
+/// @brief The tutorial's transpose steps in order, for the tour, the benchmark and the tests.
+#pragma once
+
+#include <vector>
+
+#include "step.hpp"
+
+namespace tt {
+/// Steps 02 onwards, in the order of the course.
+const std::vector<const Step*>& tutorial_steps();
+}  // namespace tt
