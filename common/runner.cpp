@@ -200,6 +200,23 @@ void explain(const Step& step, const Variant& v, const Problem& pb, int warp, st
   }
 }
 
+void explain_csv(const Step& step, const Variant& v, const Problem& pb, bool header,
+                 std::ostream& out) {
+  if (header)
+    out << "step,variant,dtype,rows,cols,block,kind,width,code,instructions,predicted,ideal,unit\n";
+  const LaunchPlan plan = v.plan(pb);
+  for (const auto& a : plan.accesses) {
+    const AccessTotals t = analyse_access(a, plan);
+    std::string code = a.code;
+    for (auto& c : code)
+      if (c == ',') c = ';';  // keep the CSV simple
+    out << step.id << "," << v.name << "," << dtype_name(pb.dtype) << "," << pb.shape.rows << ","
+        << pb.shape.cols << "," << plan.block.x << "x" << plan.block.y << "," << kind_name(a)
+        << "," << a.width << "," << code << "," << t.instructions << "," << t.per_instruction()
+        << "," << t.ideal_per_instruction() << "," << unit_name(a) << "\n";
+  }
+}
+
 int guarded(const std::string& program, const std::function<int()>& body) {
   try {
     return body();
@@ -234,6 +251,11 @@ int run_step(const Step& step, int argc, char** argv) {
       for (const auto& v : step.variants)
         std::cout << v.name << (v.name == step.default_variant ? " (default)" : "") << ": "
                   << v.summary << "\n";
+      return kExitOk;
+    }
+    if (o.explain && o.format == Format::csv) {
+      for (std::size_t i = 0; i < chosen.size(); ++i)
+        explain_csv(step, *chosen[i], pb, i == 0, std::cout);
       return kExitOk;
     }
     if (o.explain) {

@@ -48,6 +48,12 @@ std::vector<Result> measure(const DeviceInfo& dev, const Problem& problem,
 void explain(const Step& step, const Variant& variant, const Problem& problem, int warp,
              std::ostream& out);
 
+/// The access analysis as CSV rows (header first when @p header): step, variant, dtype,
+/// rows, cols, kind, width, code, instructions, predicted and ideal cost per instruction.
+/// Scripts compare these with Nsight Compute's counters.
+void explain_csv(const Step& step, const Variant& variant, const Problem& problem, bool header,
+                 std::ostream& out);
+
 /// Runs @p body and turns the harness's exceptions into one message on stderr and the
 /// matching exit status (see ExitCode). @p program prefixes the message.
 int guarded(const std::string& program, const std::function<int()>& body);

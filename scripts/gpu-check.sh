@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The whole GPU check in one command, for any machine with a CUDA GPU:
+#   scripts/gpu-check.sh [BUILD_DIR] [OUT_DIR]
+# Builds into BUILD_DIR (default: build) if it holds no build yet, then runs
+#   1. the test programs (the GPU tests must run, not skip),
+#   2. every step at 8192 x 8192 and 4099 x 8191, float and double, all variants, beside
+#      memcpy, the copy kernel and cuBLAS (CSV in OUT_DIR/results.csv),
+#   3. the tour (every step in order, one table),
+#   4. the access analyser against Nsight Compute (scripts/ncu_check.py; table in
+#      OUT_DIR/ncu.md), when ncu is installed,
+#   5. compute-sanitizer memcheck, racecheck, synccheck and initcheck on small odd shapes,
+#      when compute-sanitizer is installed.
+# Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and ends with a
+# summary; exits non-zero if any part failed.
+set -uo pipefail
+BUILD=${1:-build}
+OUT=${2:-gpu-check}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$OUT"
+LOG="$OUT/gpu-check.log"
+: >"$LOG"
+SUMMARY=()
+FAILED=0
+
+say() { echo "$*" | tee -a "$LOG"; }
+part() {  # part NAME COMMAND...: runs, logs, records pass/fail
+  local name=$1; shift
+  say ""; say "=== $name: $*"
+  local part_log
+  part_log=$(mktemp)
+  "$@" >"$part_log" 2>&1
+  local rc=$?
+  cat "$part_log" >>"$LOG"
+  if [ $rc -eq 0 ]; then SUMMARY+=("ok    $name"); else SUMMARY+=("FAIL  $name (exit $rc)"); FAILED=1; fi
+  tail -n 12 "$part_log" | sed 's/^/    /'
+  rm -f "$part_log"
+  return 0
+}
+
+say "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee -a "$LOG"
+
+if [ ! -x "$BUILD/tests/gpu_tests" ]; then
+  part "configure" cmake -S "$ROOT" -B "$BUILD"
+  part "build" cmake --build "$BUILD" -j
+fi
+STEPS=$(ls -d "$BUILD"/steps/0*/ 2>/dev/null | xargs -n1 basename | grep -v 01-hello-world)
+
+# 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
+part "cpu tests" "$BUILD/tests/cpu_tests"
+part "gpu tests" "$BUILD/tests/gpu_tests"
+
+# 2. Every step, both sizes, both types, all variants, beside the references.
+part "01-hello-world" "$BUILD/steps/01-hello-world/01-hello-world" 3 4 2
+CSV="$OUT/results.csv"
+"$BUILD/common/references" --size 1 --format csv --reps 1 --warmup 0 2>/dev/null | head -n 1 >"$CSV"
+for step in $STEPS; do
+  for shape in "--rows 8192 --cols 8192" "--rows 4099 --cols 8191"; do
+    for dtype in float double; do
+      # shellcheck disable=SC2086
+      part "$step $shape $dtype" bash -c "'$BUILD/steps/$step/$step' --variant all $shape --dtype $dtype --format csv | tail -n +2 >>'$CSV'"
+    done
+  done
+done
+say ""; say "=== results (CSV: $CSV)"; column -s, -t <"$CSV" | cut -c1-160 | tee -a "$LOG"
+
+# 3. The tour.
+part "tour" "$BUILD/steps/tour"
+
+# 4. Predictions against Nsight Compute.
+if command -v ncu >/dev/null; then
+  part "ncu check" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --markdown "$OUT/ncu.md"
+else
+  SUMMARY+=("skip  ncu check (ncu not found)")
+fi
+
+# 5. compute-sanitizer on small odd shapes.
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    for step in $STEPS; do
+      for shape in "--rows 31 --cols 33" "--rows 257 --cols 1031"; do
+        # shellcheck disable=SC2086
+        part "$tool $step $shape" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+          "$BUILD/steps/$step/$step" --variant all $shape --warmup 0 --reps 1 --no-compare
+      done
+    done
+  done
+else
+  SUMMARY+=("skip  compute-sanitizer (not found)")
+fi
+
+say ""; say "=== summary"
+for line in "${SUMMARY[@]}"; do say "$line"; done
+exit $FAILED
