@@ -59,6 +59,14 @@ TT_HD inline bool inside(Coord e, int rows, int cols) {
   return e.row >= 0 && e.row < rows && e.col >= 0 && e.col < cols;
 }
 
+/// 16 bytes of elements, aligned to 16: 4 floats or 2 doubles, loaded and stored with one
+/// 16-byte instruction (LDG.128 / STG.128 / LDS.128 / STS.128).
+template <typename T>
+struct alignas(16) Pack {
+  static constexpr int size = static_cast<int>(16 / sizeof(T));  ///< Elements per pack.
+  T e[size];                                                      ///< The elements.
+};
+
 /// Ceiling division for sizes and grid dimensions.
 TT_HD constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

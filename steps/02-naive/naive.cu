@@ -94,7 +94,7 @@ tt::LaunchPlan plan(const tt::Problem& pb, bool reads_rows) {
     if (!tt::inside(e, walk_rows, walk_cols)) return std::nullopt;
     return (reads_rows ? tt::offset(e.col, e.row, rows) : tt::offset(e.row, e.col, rows)) * size;
   };
-  const int w = static_cast<int>(size);
+  [[maybe_unused]] const int w = static_cast<int>(size);
   p.accesses = {
       {reads_rows ? "in[offset(e.row, e.col, cols)]" : "in[offset(e.col, e.row, cols)]",
        tt::Space::global, tt::Op::load, w, 1, in_addr},
