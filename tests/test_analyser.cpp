@@ -132,3 +132,162 @@ TEST_CASE("the bank picture stacks a 32-way conflict into 32 wavefronts", "[anal
   CHECK(pic.find("wavefront 33") == std::string::npos);
   CHECK(tt::bank_picture(strided(4), 4).find("wavefront  2") == std::string::npos);
 }
+
+// ---- Steps 03 to 08: the shared-memory lessons. ------------------------------------------
+
+#include "03-shared/shared.hpp"
+#include "04-padding/padding.hpp"
+#include "05-multi-element/multi_element.hpp"
+#include "06-float4/float4.hpp"
+#include "07-swizzle/swizzle.hpp"
+#include "08-diagonal/diagonal.hpp"
+
+namespace {
+/// Shared store and shared load cost per instruction (in the order the step lists them).
+std::pair<double, double> shared_pair(const std::vector<tt::AccessTotals>& c,
+                                      const tt::Step& step, const std::string& variant,
+                                      const tt::Problem& pb) {
+  const auto plan = step.find(variant)->plan(pb);
+  double st = -1, ld = -1;
+  for (std::size_t i = 0; i < plan.accesses.size(); ++i) {
+    if (plan.accesses[i].space != tt::Space::shared) continue;
+    (plan.accesses[i].op == tt::Op::store ? st : ld) = c[i].per_instruction();
+  }
+  return {st, ld};
+}
+std::pair<double, double> shared(const tt::Step& step, const std::string& variant,
+                                 const tt::Problem& pb) {
+  return shared_pair(costs(step, variant, pb), step, variant, pb);
+}
+}  // namespace
+
+TEST_CASE("03-shared: the column read is a 32-way conflict, the row store is not",
+          "[analyser]") {
+  auto [st, ld] = shared(step03::step(), "tile-32x32", problem(1024, 1024, tt::DType::f32));
+  CHECK(st == 1.0);
+  CHECK(ld == 32.0);
+  std::tie(st, ld) = shared(step03::step(), "tile-32x32", problem(1024, 1024, tt::DType::f64));
+  CHECK(st == 2.0);   // 8-byte: two half-warp phases, the ideal
+  CHECK(ld == 32.0);  // 16 distinct words per bank in each of the two phases
+}
+
+TEST_CASE("04-padding: 32 x 33 is conflict-free, 16 x 17 keeps a 2-way conflict",
+          "[analyser]") {
+  auto [st, ld] = shared(step04::step(), "pad-32x33", problem(1024, 1024, tt::DType::f32));
+  CHECK(st == 1.0);
+  CHECK(ld == 1.0);
+  std::tie(st, ld) = shared(step04::step(), "pad-32x33", problem(1024, 1024, tt::DType::f64));
+  CHECK(st == 2.0);  // double: the ideal is 2 (half-warps), and the padded tile gets it
+  CHECK(ld == 2.0);
+  std::tie(st, ld) = shared(step04::step(), "pad-16x17", problem(1024, 1024, tt::DType::f32));
+  CHECK(st == 2.0);
+  CHECK(ld == 2.0);
+}
+
+TEST_CASE("05-multi-element: every instantiation is conflict-free on both sides",
+          "[analyser]") {
+  for (const auto& v : step05::step().variants) {
+    for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+      const auto [st, ld] = shared(step05::step(), v.name, problem(1024, 1024, t));
+      INFO(v.name << " " << tt::dtype_name(t));
+      CHECK(st == (t == tt::DType::f32 ? 1.0 : 2.0));
+      CHECK(ld == (t == tt::DType::f32 ? 1.0 : 2.0));
+    }
+  }
+}
+
+TEST_CASE("06-float4: unpadded gather is 8-way; padded is conflict-free for float",
+          "[analyser]") {
+  const auto f = problem(1024, 1024, tt::DType::f32);
+  auto [st, ld] = shared(step06::step(), "unpadded", f);
+  CHECK(st == 4.0);  // one 16-byte store: 4 quarter-warp wavefronts, the ideal
+  CHECK(ld == 8.0);  // the well-known 8-way conflict
+  std::tie(st, ld) = shared(step06::step(), "padded", f);
+  CHECK(st == 1.0);  // scalar stores into rows of 33
+  CHECK(ld == 1.0);
+  // double: scalarised 8-byte accesses into a 33-wide tile keep a 2-way conflict.
+  std::tie(st, ld) = shared(step06::step(), "padded", problem(1024, 1024, tt::DType::f64));
+  CHECK(st == 4.0);
+  CHECK(ld == 4.0);
+  // Both global sides: 16 sectors per 16-byte request, the ideal.
+  const auto c = costs(step06::step(), "padded", f);
+  CHECK(c.front().per_instruction() == 16.0);
+  CHECK(c.back().per_instruction() == 16.0);
+}
+
+TEST_CASE("07-swizzle: 16-byte stores and conflict-free gathers in a dense tile",
+          "[analyser]") {
+  auto [st, ld] = shared(step07::step(), "chunked", problem(1024, 1024, tt::DType::f32));
+  CHECK(st == 4.0);
+  CHECK(ld == 1.0);
+  std::tie(st, ld) = shared(step07::step(), "scalar", problem(1024, 1024, tt::DType::f32));
+  CHECK(st == 1.0);
+  CHECK(ld == 1.0);
+  std::tie(st, ld) = shared(step07::step(), "scalar", problem(1024, 1024, tt::DType::f64));
+  CHECK(st == 2.0);
+  CHECK(ld == 2.0);
+  // double, 16-byte path: the gather keeps a 2-way conflict (4 wavefronts, ideal 2).
+  std::tie(st, ld) = shared(step07::step(), "chunked", problem(1024, 1024, tt::DType::f64));
+  CHECK(st == 4.0);
+  CHECK(ld == 4.0);
+  // Misaligned rows take the scalar path, which uses the simple swizzle: still no conflict.
+  std::tie(st, ld) = shared(step07::step(), "chunked", problem(4099, 8191, tt::DType::f32));
+  CHECK(st == 1.0);
+  CHECK(ld == 1.0);
+}
+
+TEST_CASE("07-swizzle: the layout is one-to-one for every shape and chunk used", "[swizzle]") {
+  // Tile widths, chunk widths (1 = the simple form; 2 and 4 elements = 16-byte chunks of
+  // double and float) and row groups (1 = Lei Mao's form; = chunk: this step's form).
+  for (int width : {8, 16, 32, 64}) {
+    for (int chunk : {1, 2, 4, 8}) {
+      if (chunk > width) continue;
+      for (int group : {1, 2, 4, 8}) {
+        for (int r = 0; r < 2 * width; ++r) {
+          std::vector<int> hit(static_cast<std::size_t>(width), 0);
+          for (int c = 0; c < width; ++c) {
+            const int s = step07::swizzle(r, c, width, chunk, group);
+            REQUIRE(s >= 0);
+            REQUIRE(s < width);
+            REQUIRE(s % chunk == c % chunk);  // a chunk keeps its inside order (alignment)
+            ++hit[static_cast<std::size_t>(s)];
+          }
+          for (int h : hit) REQUIRE(h == 1);
+        }
+      }
+    }
+  }
+  CHECK(step07::swizzle(3, 5, 32, 1, 1) == (5 ^ 3));  // the simple form is column XOR row
+}
+
+TEST_CASE("08-diagonal: the block order is a bijection on square and rectangular grids",
+          "[diagonal]") {
+  for (unsigned gx : {1u, 2u, 3u, 7u, 8u, 32u, 33u}) {
+    for (unsigned gy : {1u, 2u, 5u, 8u, 31u, 64u}) {
+      std::vector<int> hit(gx * gy, 0);
+      for (unsigned y = 0; y < gy; ++y)
+        for (unsigned x = 0; x < gx; ++x) {
+          const uint3 t = step08::diagonal_block(uint3{x, y, 0}, dim3(gx, gy));
+          REQUIRE(t.x < gx);
+          REQUIRE(t.y < gy);
+          ++hit[t.y * gx + t.x];
+        }
+      for (int h : hit) REQUIRE(h == 1);
+    }
+  }
+  // Square grid: block (x, y) of the launch takes tile ((x + y) mod g, x) in the classic form.
+  const uint3 t = step08::diagonal_block(uint3{1, 0, 0}, dim3(4, 4));
+  CHECK(t.x == 1);
+  CHECK(t.y == 1);
+}
+
+TEST_CASE("08-diagonal: the same per-instruction costs as step 07", "[analyser]") {
+  const auto p = problem(1024, 2048, tt::DType::f32);
+  const auto a = costs(step07::step(), "chunked", p);
+  const auto b = costs(step08::step(), "diagonal", p);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].per_instruction() == b[i].per_instruction());
+    CHECK(a[i].instructions == b[i].instructions);
+  }
+}

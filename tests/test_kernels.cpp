@@ -4,12 +4,22 @@
 // Each run poisons the output first and verifies after the first launch and again after
 // repeated launches (tt::measure), so an element nobody writes, or one that is right only
 // once, fails.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
 #include <sstream>
 #include <vector>
 
 #include "02-naive/naive.hpp"
+#include "03-shared/shared.hpp"
+#include "04-padding/padding.hpp"
+#include "05-multi-element/multi_element.hpp"
+#include "06-float4/float4.hpp"
+#include "07-swizzle/swizzle.hpp"
+#include "08-diagonal/diagonal.hpp"
 #include "catch.hpp"
 #include "device.hpp"
+#include "device_buffer.hpp"
 #include "error.hpp"
 #include "references.hpp"
 #include "runner.hpp"
@@ -20,7 +30,7 @@ const std::vector<tt::Shape>& shapes() {
   static const std::vector<tt::Shape> s = {
       {1, 1},    {1, 1000},   {1000, 1},  {2, 3},     {17, 83},    {83, 17},     {31, 33},
       {32, 32},  {33, 31},    {64, 96},   {96, 64},   {127, 129},  {257, 1031},  {1031, 257},
-      {512, 512}, {1024, 768}, {4096, 4096}};
+      {512, 512}, {1024, 768}, {4099, 129}, {4096, 4096}};
   return s;
 }
 
@@ -68,6 +78,77 @@ TEST_CASE("02-naive: other block shapes are exact too", "[gpu]") {
   for (tt::BlockShape b : {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4},
                            tt::BlockShape{7, 3}})
     for (const auto& v : step02::step().variants) check_variant(step02::step(), v, b);
+}
+
+TEST_CASE("03-shared is exact on every shape", "[gpu]") { check_step(step03::step()); }
+
+TEST_CASE("04-padding: both tile sizes are exact on every shape", "[gpu]") {
+  check_step(step04::step());
+}
+
+TEST_CASE("05-multi-element: 1, 2, 4 and 8 elements per thread are exact", "[gpu]") {
+  check_step(step05::step());
+}
+
+TEST_CASE("06-float4: both layouts are exact on every shape", "[gpu]") {
+  check_step(step06::step());
+}
+
+TEST_CASE("07-swizzle: both variants are exact on every shape", "[gpu]") {
+  check_step(step07::step());
+}
+
+TEST_CASE("08-diagonal: both block orders are exact on every shape", "[gpu]") {
+  check_step(step08::step());
+}
+
+namespace {
+
+/// Runs @p v on views that start one element into their allocations (so no 16-byte
+/// alignment), and verifies. Shapes include rows that are multiples of 4, so only the
+/// pointers stop the 16-byte path.
+template <typename T>
+void check_misaligned(const tt::Step& step, const tt::Variant& v) {
+  for (const tt::Shape s : {tt::Shape{64, 64}, tt::Shape{128, 96}, tt::Shape{33, 40},
+                            tt::Shape{4, 4}, tt::Shape{257, 1031}}) {
+    const auto n = static_cast<std::size_t>(s.count());
+    std::vector<T> in(n), out(n);
+    tt::fill_input(in);
+    tt::DeviceBuffer<T> din(n + 1), dout(n + 1);
+    TT_CUDA_CHECK(cudaMemcpy(din.get() + 1, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    TT_CUDA_CHECK(cudaMemset(dout.get(), tt::kPoisonByte, dout.bytes()));
+    const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, std::nullopt});
+    const tt::LaunchFn<T> run = [&] {
+      if constexpr (std::is_same_v<T, float>) return v.run_f32;
+      else return v.run_f64;
+    }();
+    run(plan, din.get() + 1, dout.get() + 1, s, nullptr);
+    TT_CHECK_LAUNCH();
+    TT_CUDA_CHECK(cudaDeviceSynchronize());
+    TT_CUDA_CHECK(cudaMemcpy(out.data(), dout.get() + 1, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const auto r = tt::verify(in.data(), out.data(), s, tt::Expect::transpose);
+    INFO(step.id << "/" << v.name << " " << tt::dtype_name(tt::dtype_of<T>::value) << " "
+                 << s.rows << " x " << s.cols << " at an offset of one element\n"
+                 << tt::describe(r));
+    REQUIRE(r.ok());
+    // The element before the view was never touched.
+    T guard;
+    TT_CUDA_CHECK(cudaMemcpy(&guard, dout.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    T poison;
+    std::memset(&poison, tt::kPoisonByte, sizeof poison);
+    REQUIRE(std::memcmp(&guard, &poison, sizeof(T)) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("06, 07 and 08 are exact on misaligned views (pointer one element in)", "[gpu]") {
+  (void)device();
+  for (const tt::Step* st : {&step06::step(), &step07::step(), &step08::step()})
+    for (const auto& v : st->variants) {
+      check_misaligned<float>(*st, v);
+      check_misaligned<double>(*st, v);
+    }
 }
 
 TEST_CASE("a kernel that fails to launch is reported, not ignored", "[gpu]") {
