@@ -10,6 +10,7 @@
 #      OUT_DIR/ncu.md), when ncu is installed,
 #   5. compute-sanitizer memcheck, racecheck, synccheck and initcheck on small odd shapes,
 #      when compute-sanitizer is installed.
+# PARTS (environment) picks parts: any of "tests steps tour ncu sanitizer" (default: all).
 # Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and ends with a
 # summary; exits non-zero if any part failed.
 set -uo pipefail
@@ -21,6 +22,8 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
+PARTS=${PARTS:-tests steps tour ncu sanitizer}
+want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
 part() {  # part NAME COMMAND...: runs, logs, records pass/fail
@@ -47,10 +50,13 @@ fi
 STEPS=$(ls -d "$BUILD"/steps/0*/ 2>/dev/null | xargs -n1 basename | grep -v 01-hello-world)
 
 # 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
-part "cpu tests" "$BUILD/tests/cpu_tests"
-part "gpu tests" "$BUILD/tests/gpu_tests"
+if want tests; then
+  part "cpu tests" "$BUILD/tests/cpu_tests"
+  part "gpu tests" "$BUILD/tests/gpu_tests"
+fi
 
 # 2. Every step, both sizes, both types, all variants, beside the references.
+if want steps; then
 part "01-hello-world" "$BUILD/steps/01-hello-world/01-hello-world" 3 4 2
 CSV="$OUT/results.csv"
 "$BUILD/common/references" --size 1 --format csv --reps 1 --warmup 0 2>/dev/null | head -n 1 >"$CSV"
@@ -63,19 +69,24 @@ for step in $STEPS; do
   done
 done
 say ""; say "=== results (CSV: $CSV)"; column -s, -t <"$CSV" | cut -c1-160 | tee -a "$LOG"
+fi
 
 # 3. The tour.
-part "tour" "$BUILD/steps/tour"
+want tour && part "tour" "$BUILD/steps/tour"
 
 # 4. Predictions against Nsight Compute.
-if command -v ncu >/dev/null; then
+if ! want ncu; then
+  :
+elif command -v ncu >/dev/null; then
   part "ncu check" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --markdown "$OUT/ncu.md"
 else
   SUMMARY+=("skip  ncu check (ncu not found)")
 fi
 
 # 5. compute-sanitizer on small odd shapes.
-if command -v compute-sanitizer >/dev/null; then
+if ! want sanitizer; then
+  :
+elif command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck synccheck initcheck; do
     for step in $STEPS; do
       for shape in "--rows 31 --cols 33" "--rows 257 --cols 1031"; do
