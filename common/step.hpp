@@ -92,9 +92,16 @@ struct Step {
   std::string id;               ///< "02-naive": the folder and executable name.
   std::string title;            ///< One line.
   std::vector<Variant> variants;
-  std::string default_variant;  ///< Used when --variant is not given.
+  std::string default_variant;  ///< Used when --variant is not given ("all" runs every one).
+  std::string headline;         ///< The one variant the tour and the benchmark show for this
+                                ///< step (empty: default_variant).
   bool takes_block = false;     ///< Whether --block BXxBY is accepted.
   BlockShape default_block{};   ///< Used when takes_block and --block is not given.
+
+  /// The variant that stands for this step in the tour and the benchmark.
+  const Variant& headline_variant() const {
+    return *find(headline.empty() ? default_variant : headline);
+  }
 
   /// The variant called @p name, or nullptr.
   const Variant* find(const std::string& name) const {

@@ -20,7 +20,7 @@ tt::Step tour_description() {
   s.id = "tour";
   s.title = "every step of the course in order, beside memcpy and cuBLAS";
   for (const tt::Step* st : tt::tutorial_steps()) {
-    tt::Variant v = *st->find(st->default_variant);
+    tt::Variant v = st->headline_variant();
     v.name = st->id;
     v.summary = st->title;
     s.variants.push_back(v);
@@ -33,7 +33,7 @@ void explain_all(const tt::Options& o) {
   for (const tt::Step* st : tt::tutorial_steps()) {
     const tt::Problem pb{o.shape, o.dtype, st->takes_block ? std::optional(st->default_block)
                                                            : std::nullopt};
-    tt::explain(*st, *st->find(st->default_variant), pb, o.warp, std::cout);
+    tt::explain(*st, st->headline_variant(), pb, o.warp, std::cout);
     std::cout << "\n";
   }
 }
@@ -62,7 +62,7 @@ int run(int argc, char** argv) {
     selected.push_back({&tt::references(), tt::references().find(name)});
   for (const tt::Step* st : tt::tutorial_steps())
     if (o.variant == "all" || o.variant == st->id) {
-      const tt::Variant* v = st->find(st->default_variant);
+      const tt::Variant* v = &st->headline_variant();
       if (v->supports(o.dtype)) selected.push_back({st, v});
     }
 
