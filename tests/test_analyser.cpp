@@ -217,23 +217,34 @@ TEST_CASE("06-float4: unpadded gather is 8-way; padded is conflict-free for floa
 
 TEST_CASE("07-swizzle: 16-byte stores and conflict-free gathers in a dense tile",
           "[analyser]") {
-  auto [st, ld] = shared(step07::step(), "chunked", problem(1024, 1024, tt::DType::f32));
-  CHECK(st == 4.0);
-  CHECK(ld == 1.0);
-  std::tie(st, ld) = shared(step07::step(), "scalar", problem(1024, 1024, tt::DType::f32));
+  for (const char* v : {"tile64", "tile32"}) {
+    INFO(v);
+    // float: one 16-byte store is 4 quarter-warp wavefronts (the ideal); the gather is 1.
+    auto [st, ld] = shared(step07::step(), v, problem(1024, 1024, tt::DType::f32));
+    CHECK(st == 4.0);
+    CHECK(ld == 1.0);
+    // double: the same 16-byte store; 8-byte gathers in two half-warp phases, the ideal 2.
+    std::tie(st, ld) = shared(step07::step(), v, problem(1024, 1024, tt::DType::f64));
+    CHECK(st == 4.0);
+    CHECK(ld == 2.0);
+    // Both global sides: 16 sectors per 16-byte request, the ideal.
+    const auto c = costs(step07::step(), v, problem(1024, 1024, tt::DType::f32));
+    CHECK(c.front().per_instruction() == 16.0);
+    CHECK(c.back().per_instruction() == 16.0);
+  }
+  auto [st, ld] = shared(step07::step(), "scalar", problem(1024, 1024, tt::DType::f32));
   CHECK(st == 1.0);
   CHECK(ld == 1.0);
   std::tie(st, ld) = shared(step07::step(), "scalar", problem(1024, 1024, tt::DType::f64));
   CHECK(st == 2.0);
   CHECK(ld == 2.0);
-  // double, 16-byte path: the gather keeps a 2-way conflict (4 wavefronts, ideal 2).
-  std::tie(st, ld) = shared(step07::step(), "chunked", problem(1024, 1024, tt::DType::f64));
-  CHECK(st == 4.0);
-  CHECK(ld == 4.0);
   // Misaligned rows take the scalar path, which uses the simple swizzle: still no conflict.
-  std::tie(st, ld) = shared(step07::step(), "chunked", problem(4099, 8191, tt::DType::f32));
+  std::tie(st, ld) = shared(step07::step(), "tile64", problem(4099, 8191, tt::DType::f32));
   CHECK(st == 1.0);
   CHECK(ld == 1.0);
+  // The plan says which path: 512 threads on the 16-byte path, 1024 on the scalar path.
+  CHECK(step07::step().find("tile64")->plan(problem(64, 64, tt::DType::f32)).block.x == 512u);
+  CHECK(step07::step().find("tile64")->plan(problem(63, 64, tt::DType::f32)).block.x == 1024u);
 }
 
 TEST_CASE("07-swizzle: the layout is one-to-one for every shape and chunk used", "[swizzle]") {
@@ -281,13 +292,38 @@ TEST_CASE("08-diagonal: the block order is a bijection on square and rectangular
   CHECK(t.y == 1);
 }
 
-TEST_CASE("08-diagonal: the same per-instruction costs as step 07", "[analyser]") {
-  const auto p = problem(1024, 2048, tt::DType::f32);
-  const auto a = costs(step07::step(), "chunked", p);
-  const auto b = costs(step08::step(), "diagonal", p);
-  REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    CHECK(a[i].per_instruction() == b[i].per_instruction());
-    CHECK(a[i].instructions == b[i].instructions);
+TEST_CASE("08-diagonal: the column order is a bijection on every grid", "[diagonal]") {
+  for (unsigned gx : {1u, 2u, 3u, 7u, 33u}) {
+    for (unsigned gy : {1u, 2u, 5u, 64u}) {
+      std::vector<int> hit(gx * gy, 0);
+      for (unsigned y = 0; y < gy; ++y)
+        for (unsigned x = 0; x < gx; ++x) {
+          const uint3 t = step08::column_block(uint3{x, y, 0}, dim3(gx, gy));
+          REQUIRE(t.x < gx);
+          REQUIRE(t.y < gy);
+          ++hit[t.y * gx + t.x];
+        }
+      for (int h : hit) REQUIRE(h == 1);
+    }
+  }
+  // Consecutive blocks take consecutive tiles down a column of the input.
+  const uint3 t = step08::column_block(uint3{1, 0, 0}, dim3(4, 3));
+  CHECK(t.x == 0);
+  CHECK(t.y == 1);
+}
+
+TEST_CASE("08-diagonal: every order has step 07's per-instruction costs", "[analyser]") {
+  for (auto shape : {tt::Shape{1024, 2048}, tt::Shape{4099, 8191}}) {
+    const auto p = problem(shape.rows, shape.cols, tt::DType::f32);
+    const auto a = costs(step07::step(), "tile64", p);
+    for (const char* order : {"row", "diagonal", "column"}) {
+      INFO(order << " " << shape.rows << " x " << shape.cols);
+      const auto b = costs(step08::step(), order, p);
+      REQUIRE(a.size() == b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].per_instruction() == b[i].per_instruction());
+        CHECK(a[i].instructions == b[i].instructions);
+      }
+    }
   }
 }

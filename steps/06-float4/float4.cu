@@ -1,10 +1,12 @@
 // Step 06: 16-byte global loads and stores (float4 for float, double2 for double).
 //
-// What changed since 05: each thread now moves V = 16 / sizeof(T) consecutive elements
-// with one 16-byte instruction on each global side (V = 4 for float, 2 for double). A tile
-// row of 32 elements is read by 32 / V threads, so the block is (32 / V) x 8 threads and
-// makes 4 passes over the 32 x 32 tile. On the way out, a thread gathers V elements down a
-// tile column (V consecutive input rows) and stores them as one vector of the output row.
+// What changed since 05: each thread now moves its elements with one 16-byte instruction on
+// each global side instead of several 4-byte ones. A thread takes V = 16 / sizeof(T)
+// consecutive elements of a tile row (V = 4 for float, 2 for double), so a 32-element tile
+// row is read by 32 / V threads and the block is (32 / V) x 32 threads, one pass over the
+// 32 x 32 tile. For float that is 256 threads moving 4 elements each, exactly step 05's
+// default: only the instruction width changed. On the way out, a thread gathers V elements
+// down a tile column (V consecutive input rows) and stores them as one vector of the output.
 //
 // What to look for: the global side needs a quarter (float) or half (double) of the
 // instructions for the same sectors. The shared side is where the choice is. Unpadded
@@ -18,8 +20,8 @@
 // multiple of V. Otherwise (a 4099 x 8191 matrix, a pointer one element into an array) the
 // same kernel runs its scalar path: correct for any shape, with scalar accesses.
 //
-// Expected effect: fewer instructions for the same bytes; at 8192 x 8192 on an H100 the
-// padded kernel should reach the copy ceiling's neighbourhood (docs/06-float4.md).
+// Expected effect: fewer instructions for the same bytes. Whether that is faster is a
+// measurement, not a given: docs/06-float4.md compares it with step 05 in the same run.
 //
 // Run:   06-float4
 //        06-float4 --variant all --explain     # the 8-way conflict and its fix
@@ -36,7 +38,7 @@ using tt::Coord;
 using tt::Pack;
 
 constexpr int TILE = 32;  ///< Tile side in elements.
-constexpr int ROWS = 8;   ///< Thread rows per block: 4 passes over the tile.
+constexpr int ROWS = 32;  ///< Thread rows per block: one pass over the tile.
 
 // --- Index arithmetic: the kernel calls these, and so does --explain. -------------------
 

@@ -1,145 +1,129 @@
-// Step 08: diagonal block order.
+// Step 08: the order of the blocks.
 //
-// What changed since 07: one line at the top of the kernel. Each block first computes which
-// tile it works on with diagonal_block() (diagonal.hpp) and uses that tile everywhere
-// step 07 used blockIdx. The shared layout, the vector and scalar paths, and every index
-// function are step 07's.
+// What changed since 07: one line at the top of the kernel. Each block first asks tile_of()
+// (diagonal.hpp) which tile it moves, and uses that tile everywhere step 07 used blockIdx.
+// The swizzled 64 x 64 tile, the 16-byte and scalar paths and every index function are step
+// 07's (swizzle.hpp).
 //
-// What to look for: on GPUs whose memory was split into partitions by plain address bits,
-// blocks in row order wrote output columns that all mapped to the same partition
-// ("partition camping"), and diagonal order spread them out. Recent GPUs hash addresses
-// across channels, so the effect may be gone: this step measures it instead of assuming it.
-// The "row-order" variant is the identical kernel without the remapping, for a fair
-// comparison in the same run.
+// What to look for: blocks start roughly in the order of their linear number. On GPUs whose
+// memory was split into partitions by plain address bits, blocks in row order wrote output
+// columns that all mapped to the same partition ("partition camping"), and diagonal order
+// spread them out. Recent GPUs hash addresses across channels, so that effect may be gone:
+// this step measures it instead of assuming it. It also measures column order, where the
+// blocks that run together write neighbouring pieces of the same output rows. That matters
+// when output rows do not start on a 32-byte sector (4099 x 8191: rows of 4099 floats):
+// every output row piece then shares its first and last sector with the neighbouring
+// tile's piece, and the two halves of a sector should reach the L2 cache close in time.
 //
-// Expected effect: none, or within noise, on an H100 (docs/08-diagonal.md reports what
-// was measured, at power-of-two and odd sizes).
+// Expected effect: see docs/08-diagonal.md: which order helps where, measured at
+// power-of-two, non-power-of-two and odd sizes, with the DRAM counters that explain it.
 //
-// Run:   08-diagonal --variant all
-//        08-diagonal --variant all --size 4096
+// Run:   08-diagonal                      # all three orders, beside memcpy and cuBLAS
+//        08-diagonal --rows 4099 --cols 8191
 
 #include "08-diagonal/diagonal.hpp"
-
-#include <cstdint>
 
 #include "07-swizzle/swizzle.hpp"
 
 namespace step08 {
 
+using step07::Geometry;
+using step07::load_slot;
+using step07::scalar_slot;
+using step07::store_slot;
+using step07::tile_index;
+using step07::tile_index_scalar;
 using tt::Coord;
 using tt::Pack;
 
-constexpr int TILE = 32;
-constexpr int ROWS = 8;
-
-// --- Index arithmetic (step 07's, with `tile` in place of blockIdx). --------------------
-
-template <typename T>
-TT_HD constexpr int tile_index(int r, int c) {
-  return r * TILE + step07::swizzle(r, c, TILE, Pack<T>::size, Pack<T>::size);
-}
-
-TT_HD constexpr int tile_index_scalar(int r, int c) {
-  return r * TILE + step07::swizzle(r, c, TILE, 1, 1);
-}
-
-template <typename T>
-TT_HD inline Coord load_coord(uint3 tile, uint3 thread, int j) {
-  return {static_cast<int>(tile.y * TILE + thread.y) + j,
-          static_cast<int>(tile.x * TILE + thread.x * Pack<T>::size)};
-}
-
-template <typename T>
-TT_HD inline Coord store_coord(uint3 tile, uint3 thread, int j) {
-  return {static_cast<int>(tile.x * TILE + thread.y) + j,
-          static_cast<int>(tile.y * TILE + thread.x * Pack<T>::size)};
-}
-
-TT_HD inline Coord scalar_tile_coord(int i) { return {i / TILE, i % TILE}; }
-
 // --- The kernel: step 07's, with the block order as a parameter. ------------------------
 
-template <bool DIAGONAL, bool VECTOR, typename T>
-__global__ void transpose_diagonal(const T* __restrict__ in, T* __restrict__ out, int rows,
-                                   int cols) {
-  constexpr int V = Pack<T>::size;
+template <Order ORDER, typename T, class G, bool VECTOR>
+__global__ void __launch_bounds__(G::kThreads)
+    transpose_ordered(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+  constexpr int TILE = G::kTile;
   __shared__ alignas(16) T tile[TILE * TILE];
-
+  const int t = threadIdx.x;
   // The only new line: which tile this block moves.
-  const uint3 t = DIAGONAL ? diagonal_block(blockIdx, gridDim) : blockIdx;
+  const uint3 b = tile_of(ORDER, blockIdx, gridDim);
+  const int tile_row = b.y * TILE, tile_col = b.x * TILE;
 
   if constexpr (VECTOR) {
 #pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-      const Coord src = load_coord<T>(t, threadIdx, j);
-      const int r = threadIdx.y + j, c = threadIdx.x * V;
+    for (int pass = 0; pass < G::kLoadPasses; ++pass) {
+      const Coord s = load_slot<G>(t, pass);
+      const Coord src{tile_row + s.row, tile_col + s.col};
       if (src.row < rows && src.col < cols) {
-        *reinterpret_cast<Pack<T>*>(&tile[tile_index<T>(r, c)]) =
+        *reinterpret_cast<Pack<T>*>(&tile[tile_index<G>(s.row, s.col)]) =
             *reinterpret_cast<const Pack<T>*>(&in[tt::offset(src.row, src.col, cols)]);
       }
     }
   } else {
-    const int threads = blockDim.x * blockDim.y;
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < TILE * TILE; i += threads) {
-      const Coord e = scalar_tile_coord(i);
-      const Coord src{static_cast<int>(t.y) * TILE + e.row, static_cast<int>(t.x) * TILE + e.col};
+#pragma unroll
+    for (int pass = 0; pass < G::kScalarPasses; ++pass) {
+      const Coord s = scalar_slot<G>(t, pass);
+      const Coord src{tile_row + s.row, tile_col + s.col};
       if (tt::inside(src, rows, cols))
-        tile[tile_index_scalar(e.row, e.col)] = in[tt::offset(src.row, src.col, cols)];
+        tile[tile_index_scalar<G>(s.row, s.col)] = in[tt::offset(src.row, src.col, cols)];
     }
   }
   __syncthreads();
 
   if constexpr (VECTOR) {
 #pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-      const Coord dst = store_coord<T>(t, threadIdx, j);
-      const int r = threadIdx.x * V, c = threadIdx.y + j;
+    for (int pass = 0; pass < G::kStorePasses; ++pass) {
+      const Coord s = store_slot<G>(t, pass);
+      const Coord dst{tile_col + s.row, tile_row + s.col};
       if (dst.row < cols && dst.col < rows) {
-        Pack<T> p;
+        Pack<T> v;
 #pragma unroll
-        for (int k = 0; k < V; ++k) p.e[k] = tile[tile_index<T>(r + k, c)];
-        *reinterpret_cast<Pack<T>*>(&out[tt::offset(dst.row, dst.col, rows)]) = p;
+        for (int k = 0; k < G::kV; ++k) v.e[k] = tile[tile_index<G>(s.col + k, s.row)];
+        *reinterpret_cast<Pack<T>*>(&out[tt::offset(dst.row, dst.col, rows)]) = v;
       }
     }
   } else {
-    const int threads = blockDim.x * blockDim.y;
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < TILE * TILE; i += threads) {
-      const Coord e = scalar_tile_coord(i);
-      const Coord dst{static_cast<int>(t.x) * TILE + e.row, static_cast<int>(t.y) * TILE + e.col};
+#pragma unroll
+    for (int pass = 0; pass < G::kScalarPasses; ++pass) {
+      const Coord s = scalar_slot<G>(t, pass);
+      const Coord dst{tile_col + s.row, tile_row + s.col};
       if (tt::inside(dst, cols, rows))
-        out[tt::offset(dst.row, dst.col, rows)] = tile[tile_index_scalar(e.col, e.row)];
+        out[tt::offset(dst.row, dst.col, rows)] = tile[tile_index_scalar<G>(s.col, s.row)];
     }
   }
 }
 
 // --- Launchers and description. ----------------------------------------------------------
 
-template <bool DIAGONAL, typename T>
+/// Step 07's tile64 geometry: 512 threads on the 16-byte path, 1024 on the scalar path.
+template <typename T>
+using Vec = Geometry<T, 64, 512>;
+template <typename T>
+using Sca = Geometry<T, 64, 1024>;
+
+template <Order ORDER, typename T>
 void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  constexpr int V = Pack<T>::size;
   const int rows = static_cast<int>(s.rows), cols = static_cast<int>(s.cols);
-  const bool vector = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(out) % 16 == 0 && s.cols % V == 0 &&
-                      s.rows % V == 0;
-  if (vector) {
-    transpose_diagonal<DIAGONAL, true, T><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
+  if (step07::vector_ok(in, out, s)) {
+    transpose_ordered<ORDER, T, Vec<T>, true><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
+  } else if (p.block.x == Sca<T>::kThreads) {
+    transpose_ordered<ORDER, T, Sca<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows,
+                                                                              cols);
   } else {
-    transpose_diagonal<DIAGONAL, false, T><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
+    transpose_ordered<ORDER, T, Vec<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows,
+                                                                              cols);
   }
 }
 
-/// Step 07's plan (same launch shape, same accesses per tile), with each block's tile
-/// taken through the diagonal order: the analyser sees the addresses this kernel touches.
-template <bool DIAGONAL>
+/// Step 07's tile64 plan (same launch shape, same accesses per tile), with each block's
+/// tile taken in @p ORDER: the analyser sees the addresses this kernel touches.
+template <Order ORDER>
 tt::LaunchPlan plan(const tt::Problem& pb) {
-  tt::LaunchPlan p = step07::step().find("chunked")->plan(pb);
-  if (DIAGONAL) {
-    const dim3 grid = p.grid;
-    for (auto& a : p.accesses) {
-      a.address = [f = a.address, grid](const tt::ThreadPos& t) {
-        return f(tt::ThreadPos{diagonal_block(t.block, grid), t.thread, t.iteration});
-      };
-    }
+  tt::LaunchPlan p = step07::step().find("tile64")->plan(pb);
+  const dim3 grid = p.grid;
+  for (auto& a : p.accesses) {
+    a.address = [f = a.address, grid](const tt::ThreadPos& t) {
+      return f(tt::ThreadPos{tile_of(ORDER, t.block, grid), t.thread, t.iteration});
+    };
   }
   return p;
 }
@@ -148,14 +132,19 @@ const tt::Step& step() {
   static const tt::Step s = [] {
     tt::Step st;
     st.id = "08-diagonal";
-    st.title = "Diagonal block order on the swizzled kernel of step 07";
+    st.title = "Block order (row, diagonal, column) on step 07's 64 x 64 swizzled kernel";
     st.variants = {
-        {"diagonal", "step 07's kernel, blocks take tiles in diagonal order",
-         tt::Expect::transpose, plan<true>, run<true, float>, run<true, double>},
-        {"row-order", "the same kernel, blocks take tiles in row order (step 07)",
-         tt::Expect::transpose, plan<false>, run<false, float>, run<false, double>},
+        {"column", "blocks walk down the input's tile columns: output rows are written in order",
+         tt::Expect::transpose, plan<Order::column>, run<Order::column, float>,
+         run<Order::column, double>},
+        {"diagonal", "blocks walk the tile diagonals (the classic remedy for partition camping)",
+         tt::Expect::transpose, plan<Order::diagonal>, run<Order::diagonal, float>,
+         run<Order::diagonal, double>},
+        {"row", "blocks walk the input's tile rows: step 07's order", tt::Expect::transpose,
+         plan<Order::row>, run<Order::row, float>, run<Order::row, double>},
     };
-    st.default_variant = "diagonal";
+    st.default_variant = "all";
+    st.headline = "column";
     return st;
   }();
   return s;
