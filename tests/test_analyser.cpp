@@ -278,7 +278,7 @@ TEST_CASE("08-diagonal: the block order is a bijection on square and rectangular
       std::vector<int> hit(gx * gy, 0);
       for (unsigned y = 0; y < gy; ++y)
         for (unsigned x = 0; x < gx; ++x) {
-          const uint3 t = step08::diagonal_block(uint3{x, y, 0}, dim3(gx, gy));
+          const uint3 t = step08::diagonal_block(y * gx + x, gx, gy);
           REQUIRE(t.x < gx);
           REQUIRE(t.y < gy);
           ++hit[t.y * gx + t.x];
@@ -286,8 +286,8 @@ TEST_CASE("08-diagonal: the block order is a bijection on square and rectangular
       for (int h : hit) REQUIRE(h == 1);
     }
   }
-  // Square grid: block (x, y) of the launch takes tile ((x + y) mod g, x) in the classic form.
-  const uint3 t = step08::diagonal_block(uint3{1, 0, 0}, dim3(4, 4));
+  // Block 1 of a 4 x 4 grid takes tile (1, 1): one step along the diagonal.
+  const uint3 t = step08::diagonal_block(1, 4, 4);
   CHECK(t.x == 1);
   CHECK(t.y == 1);
 }
@@ -298,7 +298,7 @@ TEST_CASE("08-diagonal: the column order is a bijection on every grid", "[diagon
       std::vector<int> hit(gx * gy, 0);
       for (unsigned y = 0; y < gy; ++y)
         for (unsigned x = 0; x < gx; ++x) {
-          const uint3 t = step08::column_block(uint3{x, y, 0}, dim3(gx, gy));
+          const uint3 t = step08::column_block(y * gx + x, gx, gy);
           REQUIRE(t.x < gx);
           REQUIRE(t.y < gy);
           ++hit[t.y * gx + t.x];
@@ -307,7 +307,7 @@ TEST_CASE("08-diagonal: the column order is a bijection on every grid", "[diagon
     }
   }
   // Consecutive blocks take consecutive tiles down a column of the input.
-  const uint3 t = step08::column_block(uint3{1, 0, 0}, dim3(4, 3));
+  const uint3 t = step08::column_block(1, 4, 3);
   CHECK(t.x == 0);
   CHECK(t.y == 1);
 }

@@ -52,6 +52,7 @@ struct Geometry {
   static_assert(kVectorsPerRow % 8 == 0, "a tile row must hold a multiple of 8 vectors");
   static_assert(THREADS % kVectorsPerRow == 0 && TILE % kLoadRows == 0, "load passes");
   static_assert(TILE % kStoreCols == 0 && THREADS % 32 == 0, "store passes");
+  static_assert(TILE % 32 == 0 && TILE % (THREADS / 32) == 0, "scalar passes");
 };
 
 /// Shared-memory slot of tile element (@p r, @p c) on the 16-byte path: dense rows, chunks
@@ -86,11 +87,13 @@ TT_HD constexpr tt::Coord store_slot(int t, int pass) {
 
 /// Scalar path: the element that thread @p t handles in pass @p pass, as (row, column) of
 /// the tile on the way in and of the output tile on the way out. A warp covers 32
-/// consecutive elements of one row.
+/// consecutive elements of one row; a pass covers kThreads / 32 rows of one 32-column strip
+/// of the tile, and the passes finish one strip before they start the next.
 template <class G>
 TT_HD constexpr tt::Coord scalar_slot(int t, int pass) {
-  const int e = pass * G::kThreads + t;
-  return {e / G::kTile, e % G::kTile};
+  constexpr int rows_per_pass = G::kThreads / 32, passes_per_strip = G::kTile / rows_per_pass;
+  return {(pass % passes_per_strip) * rows_per_pass + t / 32,
+          (pass / passes_per_strip) * 32 + t % 32};
 }
 
 /// The 16-byte path needs both pointers aligned to 16 bytes and both row lengths a multiple

@@ -1,9 +1,10 @@
 // Step 08: the order of the blocks.
 //
-// What changed since 07: one line at the top of the kernel. Each block first asks tile_of()
-// (diagonal.hpp) which tile it moves, and uses that tile everywhere step 07 used blockIdx.
-// The swizzled 64 x 64 tile, the 16-byte and scalar paths and every index function are step
-// 07's (swizzle.hpp).
+// What changed since 07: the grid is one-dimensional, so that a block's number b is simply
+// blockIdx.x and the order in which blocks start is the order of b. Each block first asks
+// tile_of() (diagonal.hpp) which tile b stands for, and uses that tile everywhere step 07
+// used blockIdx. The swizzled 64 x 64 tile, the 16-byte and scalar paths and every index
+// function are step 07's (swizzle.hpp).
 //
 // What to look for: blocks start roughly in the order of their linear number. On GPUs whose
 // memory was split into partitions by plain address bits, blocks in row order wrote output
@@ -44,8 +45,9 @@ __global__ void __launch_bounds__(G::kThreads)
   constexpr int TILE = G::kTile;
   __shared__ alignas(16) T tile[TILE * TILE];
   const int t = threadIdx.x;
-  // The only new line: which tile this block moves.
-  const uint3 b = tile_of(ORDER, blockIdx, gridDim);
+  // The only new lines: which tile block number blockIdx.x moves.
+  const unsigned gx = (cols + TILE - 1) / TILE, gy = (rows + TILE - 1) / TILE;
+  const uint3 b = tile_of(ORDER, blockIdx.x, gx, gy);
   const int tile_row = b.y * TILE, tile_col = b.x * TILE;
 
   if constexpr (VECTOR) {
@@ -114,15 +116,17 @@ void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t
   }
 }
 
-/// Step 07's tile64 plan (same launch shape, same accesses per tile), with each block's
-/// tile taken in @p ORDER: the analyser sees the addresses this kernel touches.
+/// Step 07's tile64 plan (same block, same accesses per tile) on a one-dimensional grid of
+/// as many blocks as tiles, with block b's tile taken in @p ORDER: the analyser sees the
+/// addresses this kernel touches.
 template <Order ORDER>
 tt::LaunchPlan plan(const tt::Problem& pb) {
   tt::LaunchPlan p = step07::step().find("tile64")->plan(pb);
-  const dim3 grid = p.grid;
+  const unsigned gx = p.grid.x, gy = p.grid.y;
+  p.grid = dim3(gx * gy);
   for (auto& a : p.accesses) {
-    a.address = [f = a.address, grid](const tt::ThreadPos& t) {
-      return f(tt::ThreadPos{tile_of(ORDER, t.block, grid), t.thread, t.iteration});
+    a.address = [f = a.address, gx, gy](const tt::ThreadPos& t) {
+      return f(tt::ThreadPos{tile_of(ORDER, t.block.x, gx, gy), t.thread, t.iteration});
     };
   }
   return p;

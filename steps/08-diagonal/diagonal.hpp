@@ -14,12 +14,13 @@ namespace step08 {
 /// The order in which the blocks of a launch take the tiles of the input.
 enum class Order { row, diagonal, column };
 
-/// Linear number of launch block @p block: the hardware starts blocks roughly in this order.
-TT_HD inline unsigned long long linear(uint3 block, dim3 grid) {
-  return block.x + static_cast<unsigned long long>(grid.x) * block.y;
+/// The tile (x, y) that block number @p b takes in row order on a grid of @p gx x @p gy
+/// tiles: consecutive blocks walk along a row of input tiles.
+TT_HD inline uint3 row_block(unsigned b, unsigned gx, unsigned /*gy*/) {
+  return uint3{b % gx, b / gx, 0};
 }
 
-/// The tile that launch block @p block of a @p grid works on, in diagonal order.
+/// The tile that block number @p b takes in diagonal order.
 ///
 /// In row order, the blocks running at one time read one band of input rows and write one
 /// band of output *columns*: all their writes fall at the same column offsets of many output
@@ -27,31 +28,28 @@ TT_HD inline unsigned long long linear(uint3 block, dim3 grid) {
 /// blocks that run together walk a diagonal of tiles and spread their reads and writes over
 /// different address ranges. For every gx x gy grid (square or not) this is one-to-one: from
 /// (x, y), b / gy = (x - y) mod gx and b mod gy = y give back b.
-TT_HD inline uint3 diagonal_block(uint3 block, dim3 grid) {
-  const unsigned long long b = linear(block, grid);
-  const unsigned y = static_cast<unsigned>(b % grid.y);
-  const unsigned x = static_cast<unsigned>((b / grid.y + y) % grid.x);
-  return uint3{x, y, 0};
+TT_HD inline uint3 diagonal_block(unsigned b, unsigned gx, unsigned gy) {
+  const unsigned y = b % gy;
+  return uint3{(b / gy + y) % gx, y, 0};
 }
 
-/// The tile that launch block @p block works on in column order: block b takes tile
-/// y = b mod gy, x = b / gy, so consecutive blocks walk down a column of input tiles, which
-/// is a row of output tiles: blocks that run together write neighbouring pieces of the same
-/// output rows. One-to-one for every grid.
-TT_HD inline uint3 column_block(uint3 block, dim3 grid) {
-  const unsigned long long b = linear(block, grid);
-  return uint3{static_cast<unsigned>(b / grid.y), static_cast<unsigned>(b % grid.y), 0};
+/// The tile that block number @p b takes in column order: y = b mod gy, x = b / gy, so
+/// consecutive blocks walk down a column of input tiles, which is a row of output tiles:
+/// blocks that run together write neighbouring pieces of the same output rows. One-to-one
+/// for every grid.
+TT_HD inline uint3 column_block(unsigned b, unsigned /*gx*/, unsigned gy) {
+  return uint3{b / gy, b % gy, 0};
 }
 
-/// The tile of launch block @p block in order @p order.
-TT_HD inline uint3 tile_of(Order order, uint3 block, dim3 grid) {
+/// The tile that block number @p b takes in order @p order, on a grid of @p gx x @p gy tiles.
+TT_HD inline uint3 tile_of(Order order, unsigned b, unsigned gx, unsigned gy) {
   switch (order) {
     case Order::diagonal:
-      return diagonal_block(block, grid);
+      return diagonal_block(b, gx, gy);
     case Order::column:
-      return column_block(block, grid);
+      return column_block(b, gx, gy);
     default:
-      return block;
+      return row_block(b, gx, gy);
   }
 }
 
