@@ -20,8 +20,15 @@ wavefronts per instruction against the prediction with a 10% tolerance, never th
 bank-conflict counter (which is wavefronts minus the ideal and is not zero when there is
 no conflict).
 
+The same profile also reads the DRAM traffic (dram__bytes_read.sum, dram__bytes_write.sum)
+and the kernel's duration, and a second table puts them beside the bytes the transpose must
+move: the input once read, the output once written. ncu flushes the caches before it
+profiles, so reads above 1.00x are extra traffic (a sector fetched twice, or fetched to
+merge a partial write). Writes can read below 1.00x: lines still dirty in the L2 cache when
+the kernel ends are not counted.
+
 Usage: scripts/ncu_check.py BUILD_DIR [--size N] [--rows M --cols N] [--dtype float double]
-                            [--markdown FILE] [--ncu ncu]
+                            [--markdown FILE] [--ncu ncu] [--only PROGRAM ...]
 """
 import argparse
 import csv
@@ -42,6 +49,7 @@ METRICS = {
     ("shared", "store"): ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
                           "smsp__sass_inst_executed_op_shared_st.sum"),
 }
+DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 TOLERANCE = 0.10
 
 
@@ -77,10 +85,11 @@ def predictions(exe, variant, shape_args, dtype):
 
 
 def measure(ncu, exe, variant, shape_args, dtype, kinds):
-    metrics = sorted({m for k in kinds for m in METRICS[k]})
+    metrics = sorted({m for k in kinds for m in METRICS[k]} | set(DRAM))
     with tempfile.NamedTemporaryFile(suffix=".csv", delete=False) as f:
         log = f.name
-    cmd = [ncu, "--clock-control", "none", "--csv", "--log-file", log, "--launch-count", "1",
+    cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--log-file", log,
+           "--launch-count", "1",
            "--metrics", ",".join(metrics), exe, "--variant", variant, "--dtype", dtype,
            "--no-compare", "--warmup", "0", "--reps", "1"] + shape_args
     r = run(cmd)
@@ -96,7 +105,15 @@ def measure(ncu, exe, variant, shape_args, dtype, kinds):
     for k in kinds:
         num, den = (values.get(m) for m in METRICS[k])
         out[k] = (num / den if den else float("nan"), num, den)
+    out["dram"] = {m: values.get(m, float("nan")) for m in DRAM}
     return out
+
+
+def elements(shape):
+    """Elements of the matrix named by the shape arguments."""
+    if shape[0] == "--size":
+        return int(shape[1]) ** 2
+    return int(shape[1]) * int(shape[3])
 
 
 def main():
@@ -120,6 +137,8 @@ def main():
              "| step | variant | dtype | instruction | predicted | measured | ideal | counters | ok |",
              "|---|---|---|---|---|---|---|---|---|"]
     misses = 0
+    dram = ["", "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) |",
+            "|---|---|---|---|---|---|"]
     for exe in programs(a.build):
         name = os.path.basename(exe)
         if a.only and name not in a.only:
@@ -144,6 +163,13 @@ def main():
                                  f"{p:.2f} | {m:.2f} | {ideal:.2f} | {num:.0f} / {den:.0f} "
                                  f"({unit}) | {'yes' if ok else 'NO'} |")
                 print(lines[-1], flush=True)
+                d = meas["dram"]
+                matrix = elements(shape) * (4 if dtype == "float" else 8)
+                time_us = d["gpu__time_duration.sum"] / 1e3  # base unit: nanoseconds
+                dram.append(f"| {name} | {variant} | {dtype} | "
+                            f"{d['dram__bytes_read.sum'] / matrix:.3f} | "
+                            f"{d['dram__bytes_write.sum'] / matrix:.3f} | {time_us:.1f} |")
+    lines += dram
     lines.append("")
     lines.append(f"{misses} prediction(s) outside {TOLERANCE:.0%}" if misses
                  else f"every prediction within {TOLERANCE:.0%} of the measurement")
