@@ -27,11 +27,13 @@ namespace tt {
 /// The addresses (bytes) of the 32 lanes of one warp; nothing for an inactive lane.
 using WarpAddresses = std::array<std::optional<std::int64_t>, 32>;
 
-/// Number of shared-memory banks and bytes per bank.
+/// Number of shared-memory banks.
 constexpr int kBanks = 32;
+/// Bytes per shared-memory bank: word w (bytes 4 w to 4 w + 3) is in bank w mod kBanks.
 constexpr int kBankBytes = 4;
-/// Bytes in a global-memory sector and line.
+/// Bytes in a global-memory sector, the unit that moves between L1, L2 and DRAM.
 constexpr int kSectorBytes = 32;
+/// Bytes in a cache line (4 sectors).
 constexpr int kLineBytes = 128;
 
 /// Cost of one shared-memory instruction of one warp.

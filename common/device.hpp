@@ -11,7 +11,8 @@ namespace tt {
 struct DeviceInfo {
   int index = 0;                     ///< CUDA device index.
   std::string name;                  ///< e.g. "NVIDIA H100 80GB HBM3".
-  int cc_major = 0, cc_minor = 0;    ///< Compute capability.
+  /// Compute capability, major number (9 for sm_90).
+  int cc_major = 0, cc_minor = 0;    ///< Compute capability, minor number.
   int sm_count = 0;                  ///< Streaming multiprocessors.
   std::size_t l2_bytes = 0;          ///< L2 cache size.
   std::size_t global_bytes = 0;      ///< Device memory.

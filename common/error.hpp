@@ -35,6 +35,7 @@ class NoDeviceError : public std::runtime_error {
 /// A failed CUDA runtime call, with the expression, file and line that made it.
 class CudaError : public std::runtime_error {
  public:
+  /// An error for CUDA status @p code; @p message is what what() returns.
   CudaError(cudaError_t code, const std::string& message)
       : std::runtime_error(message), code_(code) {}
   /// The CUDA error code.

@@ -16,8 +16,11 @@ struct Result {
   std::string step;      ///< "02-naive", or "references".
   std::string variant;   ///< "read-coalesced", "memcpy", ...
   std::string block;     ///< "32x8", or "" for library calls.
+  /// Element type.
   DType dtype = DType::f32;
+  /// Input matrix (rows x cols).
   Shape shape;
+  /// Median, min and max time of the timed launches.
   Stats stats;
   double gbps = 0;                    ///< 2 x M x N x sizeof(T) / median time, decimal GB/s.
   double pct_peak = 0;                ///< Of the theoretical peak.

@@ -17,13 +17,17 @@ namespace tt {
 
 /// One variant of one step, chosen to run.
 struct Selected {
+  /// The step the variant belongs to (for its id in the results).
   const Step* step;
+  /// The variant to run.
   const Variant* variant;
 };
 
 /// Timing settings of a measurement.
 struct RunConfig {
+  /// Untimed launches before timing.
   int warmup = 10;
+  /// Timed launches, one event pair each.
   int reps = 50;
 };
 

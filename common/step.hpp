@@ -23,7 +23,9 @@ namespace tt {
 
 /// A thread-block shape given on the command line (steps that take --block).
 struct BlockShape {
+  /// Threads along x (the fast dimension: consecutive x are consecutive lanes).
   int x = 0;
+  /// Threads along y.
   int y = 0;
 };
 
@@ -42,8 +44,11 @@ enum class Op { load, store };
 /// A thread as its kernel sees it: block index, thread index, and the iteration of the
 /// kernel's loop that executes the access (0 for kernels without a loop).
 struct ThreadPos {
+  /// blockIdx of the thread.
   uint3 block;
+  /// threadIdx of the thread.
   uint3 thread;
+  /// Iteration of the kernel's loop (0 to Access::iterations - 1).
   int iteration;
 };
 
@@ -54,7 +59,9 @@ using AddressFn = std::function<std::optional<std::int64_t>(const ThreadPos&)>;
 /// One memory instruction of a kernel.
 struct Access {
   std::string code;      ///< The source expression, e.g. "out[offset(col, row, rows)]".
+  /// Global or shared memory.
   Space space = Space::global;
+  /// Load or store.
   Op op = Op::load;
   int width = 4;         ///< Bytes per thread (4, 8 or 16).
   int iterations = 1;    ///< How many times each thread executes it.
@@ -63,7 +70,9 @@ struct Access {
 
 /// How a variant launches for one Problem, and what its kernel accesses.
 struct LaunchPlan {
+  /// Grid dimensions of the launch.
   dim3 grid{1, 1, 1};
+  /// Block dimensions of the launch.
   dim3 block{1, 1, 1};
   std::size_t shared_bytes = 0;  ///< Static shared memory of the kernel (for the report).
   std::vector<Access> accesses;  ///< Empty for library calls (cudaMemcpy, cuBLAS).
@@ -79,6 +88,7 @@ struct Variant {
   std::string name;                 ///< Selected with --variant NAME.
   std::string summary;              ///< One line for --help and --list.
   Expect expect = Expect::transpose;  ///< References that copy say Expect::copy.
+  /// The launch plan (grid, block, accesses) for a problem.
   std::function<LaunchPlan(const Problem&)> plan;
   LaunchFn<float> run_f32 = nullptr;   ///< nullptr: float not supported.
   LaunchFn<double> run_f64 = nullptr;  ///< nullptr: double not supported.
@@ -91,6 +101,7 @@ struct Variant {
 struct Step {
   std::string id;               ///< "02-naive": the folder and executable name.
   std::string title;            ///< One line.
+  /// Every variant, in the order --list prints them.
   std::vector<Variant> variants;
   std::string default_variant;  ///< Used when --variant is not given ("all" runs every one).
   std::string headline;         ///< The one variant the tour and the benchmark show for this

@@ -13,9 +13,13 @@ namespace tt {
 
 /// Median, minimum and maximum of a set of samples, in milliseconds.
 struct Stats {
+  /// Median of the samples.
   double median_ms = 0;
+  /// Fastest sample.
   double min_ms = 0;
+  /// Slowest sample.
   double max_ms = 0;
+  /// Number of samples.
   int samples = 0;
 };
 

@@ -12,6 +12,8 @@
 #define TT_HD
 #endif
 
+/// The shared harness of the tutorial: command line, device report, timing, verification,
+/// references, the access analyser and the runner that every step's program is.
 namespace tt {
 
 /// Element type of a run.
@@ -25,18 +27,24 @@ std::size_t dtype_size(DType t);
 /// Maps a C++ element type to its DType.
 template <typename T>
 struct dtype_of;
+/// float is DType::f32.
 template <>
 struct dtype_of<float> {
+  /// The DType of float.
   static constexpr DType value = DType::f32;
 };
+/// double is DType::f64.
 template <>
 struct dtype_of<double> {
+  /// The DType of double.
   static constexpr DType value = DType::f64;
 };
 
 /// A matrix of @c rows x @c cols elements, stored row-major.
 struct Shape {
+  /// Number of rows (M).
   std::int64_t rows = 0;
+  /// Number of columns (N): elements per row.
   std::int64_t cols = 0;
   /// Number of elements.
   std::int64_t count() const { return rows * cols; }
@@ -44,7 +52,9 @@ struct Shape {
 
 /// One element position: row and column.
 struct Coord {
+  /// Row index, from 0.
   int row;
+  /// Column index, from 0.
   int col;
 };
 

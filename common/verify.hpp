@@ -61,6 +61,7 @@ struct VerifyResult {
   std::uint64_t wrong = 0;       ///< Elements whose bits differ from the reference.
   std::uint64_t unwritten = 0;   ///< Of those, elements still holding the poison.
   std::vector<Mismatch> first;   ///< The first mismatches in row-major output order.
+  /// True when every element matched.
   bool ok() const { return wrong == 0; }
 };
 
