@@ -14,11 +14,15 @@ Measured per instruction:
                         / l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum
   shared loads/stores:  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum
                         / smsp__sass_inst_executed_op_shared_{ld,st}.sum
-The shared-memory wavefront counters run a few percent above the bank arithmetic even for
-conflict-free code (L1 traffic of global accesses shares the pipe), so the comparison uses
-wavefronts per instruction against the prediction with a 10% tolerance, never the
-bank-conflict counter (which is wavefronts minus the ideal and is not zero when there is
-no conflict).
+The shared-memory wavefront counter runs above the bank arithmetic even for conflict-free
+code: the L1 data pipe it counts is shared with the global-memory traffic of the same SM.
+On the H100 the excess on accesses the analysis calls conflict-free was between 0 and 0.23
+of the ideal per instruction (most at 1024 threads a block). So a shared-memory prediction
+passes when the measurement lies between 0.9 x predicted and 1.1 x predicted + 0.25 x ideal:
+the allowance is a quarter of one ideal wavefront, while the smallest real bank conflict
+(2-way) adds a whole ideal, so a wrong conflict claim still fails. Global-memory sectors
+have no such excess and must match within 10% both ways. The bank-conflict counter is not
+used: it is wavefronts minus the ideal, and so not zero when there is no conflict.
 
 The same profile also reads the DRAM traffic (dram__bytes_read.sum, dram__bytes_write.sum)
 and the kernel's duration, and a second table puts them beside the bytes the transpose must
@@ -51,6 +55,7 @@ METRICS = {
 }
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 TOLERANCE = 0.10
+SHARED_EXCESS = 0.25  # of the ideal, per instruction: see the module's docstring
 
 
 def programs(build):
@@ -132,7 +137,8 @@ def main():
 
     ver = run([a.ncu, "--version"]).stdout.strip().splitlines()
     lines = [f"Nsight Compute: {ver[-1] if ver else '?'}; shape: {' '.join(shape)}; "
-             f"tolerance {TOLERANCE:.0%}",
+             f"tolerance {TOLERANCE:.0%} (shared memory: up to {TOLERANCE:.0%} below, "
+             f"{TOLERANCE:.0%} + {SHARED_EXCESS} x ideal above)",
              "",
              "| step | variant | dtype | instruction | predicted | measured | ideal | counters | ok |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -156,7 +162,10 @@ def main():
                 for kind in sorted(pred):
                     p, ideal = pred[kind]
                     m, num, den = meas[kind]
-                    ok = abs(m - p) <= TOLERANCE * p
+                    if kind[0] == "shared":
+                        ok = p * (1 - TOLERANCE) <= m <= p * (1 + TOLERANCE) + SHARED_EXCESS * ideal
+                    else:
+                        ok = abs(m - p) <= TOLERANCE * p
                     misses += not ok
                     unit = "sectors/req" if kind[0] == "global" else "wavefronts/instr"
                     lines.append(f"| {name} | {variant} | {dtype} | {kind[0]} {kind[1]} | "
@@ -171,8 +180,8 @@ def main():
                             f"{d['dram__bytes_write.sum'] / matrix:.3f} | {time_us:.1f} |")
     lines += dram
     lines.append("")
-    lines.append(f"{misses} prediction(s) outside {TOLERANCE:.0%}" if misses
-                 else f"every prediction within {TOLERANCE:.0%} of the measurement")
+    lines.append(f"{misses} prediction(s) outside the tolerance" if misses
+                 else "every prediction within the tolerance of the measurement")
     table = "\n".join(lines)
     print("\n" + table)
     if a.markdown:
