@@ -51,6 +51,27 @@ std::array<std::vector<std::int64_t>, kBanks> bank_words(const WarpAddresses& a,
   return banks;
 }
 
+/// The lowest lane of [l0, l1) whose access covers 4-byte word @p word, or -1.
+int first_lane(const WarpAddresses& a, int width, int l0, int l1, std::int64_t word) {
+  for (int lane = l0; lane < l1; ++lane) {
+    if (!a[lane]) continue;
+    if (word >= *a[lane] / kBankBytes && word <= (*a[lane] + width - 1) / kBankBytes) return lane;
+  }
+  return -1;
+}
+
+/// Escapes the characters XML gives a meaning to.
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
 }  // namespace
 
 SharedCost shared_cost(const WarpAddresses& a, int width) {
@@ -180,23 +201,66 @@ std::string bank_picture(const WarpAddresses& a, int width) {
           continue;
         }
         // The lowest lane of this phase that reads this word (several lanes: broadcast).
-        int first = -1, sharing = 0;
-        for (int lane = l0; lane < l0 + per_phase; ++lane) {
-          if (!a[lane]) continue;
-          const std::int64_t lo = *a[lane] / kBankBytes, hi = (*a[lane] + width - 1) / kBankBytes;
-          if (words[d] >= lo && words[d] <= hi) {
-            if (first < 0) first = lane;
-            ++sharing;
-          }
-        }
-        os << std::setw(3) << first;
-        (void)sharing;
+        os << std::setw(3) << first_lane(a, width, l0, l0 + per_phase, words[d]);
       }
       os << "\n";
     }
   }
   os << "  (each cell: the lowest lane served by that bank in that wavefront; '.' idle)\n";
   return os.str();
+}
+
+
+std::string bank_svg(const std::vector<BankFigure>& figures) {
+  constexpr int kCellW = 26, kCellH = 20, kLeft = 96, kTitle = 24, kGap = 22;
+  std::ostringstream body;
+  int y = 8;
+  for (const auto& f : figures) {
+    const int per_phase = lanes_per_phase(f.width);
+    const SharedCost cost = shared_cost(f.addresses, f.width);
+    body << "<text x=\"4\" y=\"" << y + 15 << "\" class=\"t\">" << xml_escape(f.title) << ": "
+         << cost.wavefronts << " wavefront(s), ideal " << cost.ideal << "</text>\n";
+    y += kTitle;
+    body << "<text x=\"4\" y=\"" << y + 14 << "\" class=\"h\">bank</text>\n";
+    for (int b = 0; b < kBanks; ++b)
+      body << "<text x=\"" << kLeft + b * kCellW + kCellW / 2 << "\" y=\"" << y + 14
+           << "\" class=\"h\" text-anchor=\"middle\">" << b << "</text>\n";
+    y += kCellH;
+    int wave = 0;
+    for (int l0 = 0; l0 < 32; l0 += per_phase) {
+      const auto banks = bank_words(f.addresses, f.width, l0, l0 + per_phase);
+      std::size_t depth = 0;
+      for (const auto& b : banks) depth = std::max(depth, b.size());
+      for (std::size_t d = 0; d < depth; ++d) {
+        body << "<text x=\"4\" y=\"" << y + 14 << "\" class=\"h\">wavefront " << ++wave
+             << "</text>\n";
+        for (int bank = 0; bank < kBanks; ++bank) {
+          const auto& words = banks[static_cast<std::size_t>(bank)];
+          const int x = kLeft + bank * kCellW;
+          if (d >= words.size()) {
+            body << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCellW - 2
+                 << "\" height=\"" << kCellH - 2 << "\" class=\"idle\"/>\n";
+            continue;
+          }
+          const int lane = first_lane(f.addresses, f.width, l0, l0 + per_phase, words[d]);
+          body << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCellW - 2
+               << "\" height=\"" << kCellH - 2 << "\" fill=\"hsl(" << lane * 360 / 32
+               << ",70%,75%)\"/><text x=\"" << x + (kCellW - 2) / 2 << "\" y=\"" << y + 14
+               << "\" class=\"l\" text-anchor=\"middle\">" << lane << "</text>\n";
+        }
+        y += kCellH;
+      }
+    }
+    y += kGap;
+  }
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kLeft + kBanks * kCellW + 8
+      << "\" height=\"" << y << "\" font-family=\"monospace\">\n"
+      << "<style>.t{font-size:13px;font-weight:bold}.h{font-size:11px;fill:#444}"
+         ".l{font-size:11px}.idle{fill:#eeeeee}</style>\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << body.str() << "</svg>\n";
+  return svg.str();
 }
 
 std::string sector_picture(const WarpAddresses& a, int width) {

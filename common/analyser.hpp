@@ -85,6 +85,18 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
 /// A 32-column picture of which bank each lane hits, one row per wavefront.
 std::string bank_picture(const WarpAddresses& a, int width);
 
+/// One shared-memory instruction of one warp, to be drawn by bank_svg().
+struct BankFigure {
+  std::string title;        ///< A caption, e.g. the source expression.
+  WarpAddresses addresses;  ///< The lanes' byte addresses in shared memory.
+  int width = 4;            ///< Bytes per lane (4, 8 or 16).
+};
+
+/// The bank pictures of @p figures, stacked, as one standalone SVG document: for each
+/// instruction a row of 32 banks per wavefront, each cell naming (and coloured by) the lowest
+/// lane that the bank serves in that wavefront.
+std::string bank_svg(const std::vector<BankFigure>& figures);
+
 /// A picture of the sectors and lines that one warp's global access touches.
 std::string sector_picture(const WarpAddresses& a, int width);
 

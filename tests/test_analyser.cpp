@@ -133,6 +133,16 @@ TEST_CASE("the bank picture stacks a 32-way conflict into 32 wavefronts", "[anal
   CHECK(tt::bank_picture(strided(4), 4).find("wavefront  2") == std::string::npos);
 }
 
+TEST_CASE("the SVG bank picture draws one row per wavefront", "[analyser]") {
+  const std::string svg = tt::bank_svg({{"column <read>", strided(128), 4}, {"row", strided(4), 4}});
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(svg.find("column &lt;read&gt;: 32 wavefront(s), ideal 1") != std::string::npos);
+  CHECK(svg.find("row: 1 wavefront(s), ideal 1") != std::string::npos);
+  CHECK(svg.find(">wavefront 32<") != std::string::npos);  // the conflicted read
+  CHECK(svg.find(">wavefront 33<") == std::string::npos);
+}
+
 // ---- Steps 03 to 08: the shared-memory lessons. ------------------------------------------
 
 #include "03-shared/shared.hpp"
