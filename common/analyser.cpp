@@ -1,10 +1,10 @@
 #include "analyser.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <iomanip>
 #include <map>
 #include <numeric>
-#include <climits>
 #include <sstream>
 #include <stdexcept>
 
@@ -35,8 +35,8 @@ void words_of(std::int64_t address, int width, std::vector<std::int64_t>& out) {
 }
 
 /// For one phase (lanes [l0, l1)): bank -> distinct words, in lane order.
-std::array<std::vector<std::int64_t>, kBanks> bank_words(const WarpAddresses& a, int width,
-                                                         int l0, int l1) {
+std::array<std::vector<std::int64_t>, kBanks> bank_words(const WarpAddresses& a, int width, int l0,
+                                                         int l1) {
   std::array<std::vector<std::int64_t>, kBanks> banks;
   std::vector<std::int64_t> words;
   for (int lane = l0; lane < l1; ++lane) {
@@ -64,11 +64,16 @@ int first_lane(const WarpAddresses& a, int width, int l0, int l1, std::int64_t w
 std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -92,7 +97,8 @@ SharedCost shared_cost(const WarpAddresses& a, int width) {
     n = static_cast<int>(std::unique(words, words + n) - words);
     int per_bank[kBanks] = {};
     int worst = 0;
-    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[((words[i] % kBanks) + kBanks) % kBanks]);
+    for (int i = 0; i < n; ++i)
+      worst = std::max(worst, ++per_bank[((words[i] % kBanks) + kBanks) % kBanks]);
     c.wavefronts += worst;
     c.ideal += 1;
   }
@@ -209,7 +215,6 @@ std::string bank_picture(const WarpAddresses& a, int width) {
   os << "  (each cell: the lowest lane served by that bank in that wavefront; '.' idle)\n";
   return os.str();
 }
-
 
 std::string bank_svg(const std::vector<BankFigure>& figures) {
   constexpr int kCellW = 26, kCellH = 20, kLeft = 96, kTitle = 24, kGap = 22;

@@ -62,8 +62,7 @@ BlockShape parse_block(const std::string& text) {
   }
   BlockShape s{std::stoi(a), std::stoi(b)};
   if (s.x < 1 || s.y < 1) throw bad("both sides must be at least 1");
-  if (static_cast<long long>(s.x) * s.y > 1024)
-    throw bad("a block holds at most 1024 threads");
+  if (static_cast<long long>(s.x) * s.y > 1024) throw bad("a block holds at most 1024 threads");
   return s;
 }
 
@@ -112,16 +111,20 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
       ->check(whole_number(0, 100000));
   app.add_option("--reps", o.reps, "Timed launches (median, min and max are reported)")
       ->check(whole_number(1, 100000));
-  app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
+  auto* variant = app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
   std::string block;
+  CLI::Option* block_option = nullptr;
   if (step.takes_block) {
     std::ostringstream def;
     def << step.default_block.x << "x" << step.default_block.y;
-    app.add_option("-b,--block", block, "Thread block WIDTHxHEIGHT (default " + def.str() + ")");
+    block_option = app.add_option("-b,--block", block,
+                                  "Thread block WIDTHxHEIGHT (default " + def.str() + ")");
   }
   std::string format = "text";
-  app.add_option("-f,--format", format, "Output: a table, CSV rows or one JSON object a line")
-      ->check(CLI::IsMember({"text", "csv", "json"}));
+  app.add_option("-f,--format", format,
+                 "Output: a table, CSV rows or one JSON object a line; with --explain, svg draws "
+                 "the banks of the shared-memory accesses")
+      ->check(CLI::IsMember({"text", "csv", "json", "svg"}));
   app.add_option("-d,--device", o.device, "CUDA device index")->check(whole_number(0, 1023));
   app.add_flag("--explain", o.explain,
                "Print the predicted bank conflicts and sectors of every memory instruction "
@@ -137,14 +140,20 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
 
   if (size > 0) o.shape = {size, size};
   o.dtype = dtype == "double" ? DType::f64 : DType::f32;
-  o.format = format == "csv" ? Format::csv : format == "json" ? Format::json : Format::text;
+  o.format = format == "csv"    ? Format::csv
+             : format == "json" ? Format::json
+             : format == "svg"  ? Format::svg
+                                : Format::text;
+  if (o.format == Format::svg && !o.explain)
+    throw UsageError("--format svg draws the access analysis: it needs --explain");
   o.compare = !no_compare;
-  if (!block.empty()) o.block = parse_block(block);
+  // Given but empty ("--block ''") is refused like any other malformed value.
+  if (block_option != nullptr && block_option->count() > 0) o.block = parse_block(block);
   if (step.takes_block && !o.block) o.block = step.default_block;
 
   // Checks that need no GPU.
-  const std::string hint = " (see " + step.id + " --help)";
-  if (o.variant.empty()) o.variant = step.default_variant;
+  // The usage hint is printed once, by tt::guarded, after the message.
+  if (o.variant.empty() && variant->count() == 0) o.variant = step.default_variant;
   if (o.variant != "all") {
     const Variant* v = step.find(o.variant);
     if (v == nullptr) {
@@ -154,8 +163,7 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
                        "; choose one of: " + names + ", all");
     }
     if (!v->supports(o.dtype))
-      throw UsageError("--variant " + v->name + " does not support --dtype " +
-                       dtype_name(o.dtype) + hint);
+      throw UsageError("--variant " + v->name + " does not support --dtype " + dtype_name(o.dtype));
   }
   // Bytes of one matrix must fit in 63 bits (the product of two 31-bit sides times 8 does not).
   const long double bytes = static_cast<long double>(o.shape.rows) * o.shape.cols *
@@ -163,7 +171,7 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
   if (bytes > static_cast<long double>(std::numeric_limits<std::int64_t>::max()) / 4) {
     std::ostringstream os;
     os << o.shape.rows << " x " << o.shape.cols << " " << dtype_name(o.dtype)
-       << " elements is too large to address (" << bytes / 1e18L << " EB a matrix)" << hint;
+       << " elements is too large to address (" << bytes / 1e18L << " EB a matrix)";
     throw UsageError(os.str());
   }
   return o;

@@ -15,7 +15,7 @@
 namespace tt {
 
 /// Output format of the results.
-enum class Format { text, csv, json };
+enum class Format { text, csv, json, svg };
 
 /// Everything a step run can be asked for on the command line.
 struct Options {
@@ -25,7 +25,7 @@ struct Options {
   int reps = 50;                    ///< --reps timed launches (one event pair each)
   std::string variant;              ///< --variant NAME|all (empty: the step's default)
   std::optional<BlockShape> block;  ///< --block BXxBY (steps that take it)
-  Format format = Format::text;     ///< --format text|csv|json
+  Format format = Format::text;     ///< --format text|csv|json (svg: with --explain)
   int device = 0;                   ///< --device INDEX
   bool explain = false;             ///< --explain: access analysis, no GPU needed
   int warp = 0;                     ///< --warp: which warp of block (0, 0) --explain draws

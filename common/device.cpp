@@ -20,7 +20,7 @@ int require_devices() {
     cudaGetLastError();
     throw NoDeviceError(
         "no CUDA device found. This program times kernels on a GPU; on a machine without one, "
-        "run it with --explain to see the access analysis, which needs no GPU.");
+        "the step programs' --explain shows the access analysis, which needs no GPU.");
   }
   if (e != cudaSuccess) {
     cudaGetLastError();
@@ -29,7 +29,7 @@ int require_devices() {
        << cudaGetErrorString(e)
        << "). Either this machine has no NVIDIA GPU and driver, or its driver is older than "
           "this CUDA runtime needs (nvidia-smi shows the driver's CUDA version). Without a "
-          "GPU, --explain still shows the access analysis.";
+          "GPU, the step programs' --explain still shows the access analysis.";
     throw NoDeviceError(os.str());
   }
   return count;
@@ -39,8 +39,8 @@ DeviceInfo select_device(int index) {
   const int count = require_devices();
   if (index < 0 || index >= count) {
     std::ostringstream os;
-    os << "--device " << index << " does not exist: this machine has " << count
-       << " CUDA device" << (count == 1 ? "" : "s") << " (0 to " << count - 1 << ")";
+    os << "--device " << index << " does not exist: this machine has " << count << " CUDA device"
+       << (count == 1 ? "" : "s") << " (0 to " << count - 1 << ")";
     throw UsageError(os.str());
   }
   TT_CUDA_CHECK(cudaSetDevice(index));

@@ -9,8 +9,8 @@ namespace tt {
 
 /// What the tutorial needs to know about a GPU.
 struct DeviceInfo {
-  int index = 0;                     ///< CUDA device index.
-  std::string name;                  ///< e.g. "NVIDIA H100 80GB HBM3".
+  int index = 0;     ///< CUDA device index.
+  std::string name;  ///< e.g. "NVIDIA H100 80GB HBM3".
   /// Compute capability, major number (9 for sm_90).
   int cc_major = 0, cc_minor = 0;    ///< Compute capability, minor number.
   int sm_count = 0;                  ///< Streaming multiprocessors.

@@ -35,8 +35,8 @@ class DeviceBuffer {
     return *this;
   }
 
-  T* get() const { return ptr_; }          ///< Device pointer.
-  std::size_t size() const { return count_; }  ///< Elements.
+  T* get() const { return ptr_; }                           ///< Device pointer.
+  std::size_t size() const { return count_; }               ///< Elements.
   std::size_t bytes() const { return count_ * sizeof(T); }  ///< Bytes.
 
  private:

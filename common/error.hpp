@@ -51,12 +51,12 @@ class CudaError : public std::runtime_error {
 }  // namespace tt
 
 /// Checks a CUDA runtime call; throws tt::CudaError naming the call, file and line.
-#define TT_CUDA_CHECK(expr)                                                  \
-  do {                                                                       \
-    const cudaError_t tt_err_ = (expr);                                      \
-    if (tt_err_ != cudaSuccess) {                                            \
-      ::tt::throw_cuda_error(tt_err_, #expr, __FILE__, __LINE__);            \
-    }                                                                        \
+#define TT_CUDA_CHECK(expr)                                       \
+  do {                                                            \
+    const cudaError_t tt_err_ = (expr);                           \
+    if (tt_err_ != cudaSuccess) {                                 \
+      ::tt::throw_cuda_error(tt_err_, #expr, __FILE__, __LINE__); \
+    }                                                             \
   } while (0)
 
 /// Checks the launch that was just made (bad configuration shows up here, at once).

@@ -77,7 +77,9 @@ LaunchPlan copy_kernel_plan(const Problem& pb) {
 // in-place form cuBLAS documents), so B is never read.
 cublasHandle_t g_cublas = nullptr;
 
-const char* cublas_status_name(cublasStatus_t s) { return cublasGetStatusName(s); }
+const char* cublas_status_name(cublasStatus_t s) {
+  return cublasGetStatusName(s);
+}
 
 void check_cublas(cublasStatus_t s, const char* expr) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
@@ -96,8 +98,7 @@ cublasStatus_t geam(cublasHandle_t h, int m, int n, const float* a, int lda, flo
   const float one = 1.0f, zero = 0.0f;
   return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, lda, &zero, c, ldc, c, ldc);
 }
-cublasStatus_t geam(cublasHandle_t h, int m, int n, const double* a, int lda, double* c,
-                    int ldc) {
+cublasStatus_t geam(cublasHandle_t h, int m, int n, const double* a, int lda, double* c, int ldc) {
   const double one = 1.0, zero = 0.0;
   return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, lda, &zero, c, ldc, c, ldc);
 }
@@ -110,7 +111,9 @@ void run_cublas(const LaunchPlan&, const T* in, T* out, Shape s, cudaStream_t st
   TT_CUBLAS_CHECK(geam(h, rows, cols, in, cols, out, rows));
 }
 
-LaunchPlan library_plan(const Problem&) { return LaunchPlan{}; }
+LaunchPlan library_plan(const Problem&) {
+  return LaunchPlan{};
+}
 
 Step make_references() {
   Step s;

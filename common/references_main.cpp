@@ -3,4 +3,6 @@
 #include "references.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(tt::references(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(tt::references(), argc, argv);
+}

@@ -46,8 +46,9 @@ std::string format_table(const std::vector<Result>& results) {
   std::ostringstream os;
   os << std::left << std::setw(32) << "kernel" << std::setw(8) << "block" << std::right
      << std::setw(11) << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms"
-     << std::setw(9) << "GB/s" << std::setw(8) << "%peak" << std::setw(8) << "%copy"
-     << std::setw(9) << "%cuBLAS" << "  check\n";
+     << std::setw(9) << "GB/s" << std::setw(8) << "%peak" << std::setw(8) << "%copy" << std::setw(9)
+     << "%cuBLAS"
+     << "  check\n";
   bool any_l2 = false;
   for (const auto& r : results) {
     const std::string name = r.step + "/" + r.variant;
@@ -78,8 +79,8 @@ std::string csv_row(const Result& r) {
   const auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 2) : std::string(); };
   os << r.step << "," << r.variant << "," << r.block << "," << dtype_name(r.dtype) << ","
      << r.shape.rows << "," << r.shape.cols << "," << fixed(r.stats.median_ms, 5) << ","
-     << fixed(r.stats.min_ms, 5) << "," << fixed(r.stats.max_ms, 5) << "," << r.stats.samples
-     << "," << fixed(r.gbps, 1) << "," << fixed(r.pct_peak, 2) << "," << opt(r.pct_copy) << ","
+     << fixed(r.stats.min_ms, 5) << "," << fixed(r.stats.max_ms, 5) << "," << r.stats.samples << ","
+     << fixed(r.gbps, 1) << "," << fixed(r.pct_peak, 2) << "," << opt(r.pct_copy) << ","
      << opt(r.pct_cublas) << "," << (r.verified ? "true" : "false") << ","
      << (r.fits_l2 ? "true" : "false") << ",\"" << r.device << "\"," << r.cuda << "," << r.date;
   return os.str();
@@ -88,8 +89,8 @@ std::string csv_row(const Result& r) {
 std::string json_line(const Result& r) {
   std::ostringstream os;
   const auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 2) : "null"; };
-  os << "{\"step\":\"" << r.step << "\",\"variant\":\"" << r.variant << "\",\"block\":\""
-     << r.block << "\",\"dtype\":\"" << dtype_name(r.dtype) << "\",\"rows\":" << r.shape.rows
+  os << "{\"step\":\"" << r.step << "\",\"variant\":\"" << r.variant << "\",\"block\":\"" << r.block
+     << "\",\"dtype\":\"" << dtype_name(r.dtype) << "\",\"rows\":" << r.shape.rows
      << ",\"cols\":" << r.shape.cols << ",\"median_ms\":" << fixed(r.stats.median_ms, 5)
      << ",\"min_ms\":" << fixed(r.stats.min_ms, 5) << ",\"max_ms\":" << fixed(r.stats.max_ms, 5)
      << ",\"samples\":" << r.stats.samples << ",\"gbps\":" << fixed(r.gbps, 1)
@@ -97,8 +98,7 @@ std::string json_line(const Result& r) {
      << ",\"pct_cublas\":" << opt(r.pct_cublas)
      << ",\"verified\":" << (r.verified ? "true" : "false")
      << ",\"fits_l2\":" << (r.fits_l2 ? "true" : "false") << ",\"device\":\""
-     << json_escape(r.device) << "\",\"cuda\":\"" << r.cuda << "\",\"date\":\"" << r.date
-     << "\"}";
+     << json_escape(r.device) << "\",\"cuda\":\"" << r.cuda << "\",\"date\":\"" << r.date << "\"}";
   return os.str();
 }
 

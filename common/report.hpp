@@ -13,24 +13,24 @@ namespace tt {
 
 /// One measured kernel (or library call) on one problem.
 struct Result {
-  std::string step;      ///< "02-naive", or "references".
-  std::string variant;   ///< "read-coalesced", "memcpy", ...
-  std::string block;     ///< "32x8", or "" for library calls.
+  std::string step;     ///< "02-naive", or "references".
+  std::string variant;  ///< "read-coalesced", "memcpy", ...
+  std::string block;    ///< "32x8", or "" for library calls.
   /// Element type.
   DType dtype = DType::f32;
   /// Input matrix (rows x cols).
   Shape shape;
   /// Median, min and max time of the timed launches.
   Stats stats;
-  double gbps = 0;                    ///< 2 x M x N x sizeof(T) / median time, decimal GB/s.
-  double pct_peak = 0;                ///< Of the theoretical peak.
-  std::optional<double> pct_copy;     ///< Of memcpy device-to-device in the same run.
-  std::optional<double> pct_cublas;   ///< Of cuBLAS geam in the same run.
-  bool verified = false;              ///< Verified before and after the timed launches.
-  bool fits_l2 = false;               ///< Input + output fit in L2: measures the cache.
-  std::string device;                 ///< Device name.
-  std::string cuda;                   ///< CUDA runtime version.
-  std::string date;                   ///< UTC date and time of the run (ISO 8601).
+  double gbps = 0;                   ///< 2 x M x N x sizeof(T) / median time, decimal GB/s.
+  double pct_peak = 0;               ///< Of the theoretical peak.
+  std::optional<double> pct_copy;    ///< Of memcpy device-to-device in the same run.
+  std::optional<double> pct_cublas;  ///< Of cuBLAS geam in the same run.
+  bool verified = false;             ///< Verified before and after the timed launches.
+  bool fits_l2 = false;              ///< Input + output fit in L2: measures the cache.
+  std::string device;                ///< Device name.
+  std::string cuda;                  ///< CUDA runtime version.
+  std::string date;                  ///< UTC date and time of the run (ISO 8601).
 };
 
 /// Fills pct_copy and pct_cublas from the "references" rows (memcpy, cublas) of the same

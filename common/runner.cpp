@@ -193,8 +193,8 @@ void explain(const Step& step, const Variant& v, const Problem& pb, int warp, st
           << bank_picture(addr, a.width);
     } else {
       const GlobalCost c = global_cost(addr, a.width);
-      out << "  " << c.sectors << " sector(s) of 32 B in " << c.lines
-          << " line(s) of 128 B, ideal " << c.ideal_sectors << "\n"
+      out << "  " << c.sectors << " sector(s) of 32 B in " << c.lines << " line(s) of 128 B, ideal "
+          << c.ideal_sectors << "\n"
           << sector_picture(addr, a.width);
     }
   }
@@ -211,10 +211,28 @@ void explain_csv(const Step& step, const Variant& v, const Problem& pb, bool hea
     for (auto& c : code)
       if (c == ',') c = ';';  // keep the CSV simple
     out << step.id << "," << v.name << "," << dtype_name(pb.dtype) << "," << pb.shape.rows << ","
-        << pb.shape.cols << "," << plan.block.x << "x" << plan.block.y << "," << kind_name(a)
-        << "," << a.width << "," << code << "," << t.instructions << "," << t.per_instruction()
-        << "," << t.ideal_per_instruction() << "," << unit_name(a) << "\n";
+        << pb.shape.cols << "," << plan.block.x << "x" << plan.block.y << "," << kind_name(a) << ","
+        << a.width << "," << code << "," << t.instructions << "," << t.per_instruction() << ","
+        << t.ideal_per_instruction() << "," << unit_name(a) << "\n";
   }
+}
+
+void explain_svg(const Step& step, const std::vector<const Variant*>& variants, const Problem& pb,
+                 int warp, std::ostream& out) {
+  std::vector<BankFigure> figures;
+  for (const Variant* v : variants) {
+    const LaunchPlan plan = v->plan(pb);
+    for (const auto& a : plan.accesses) {
+      if (a.space != Space::shared) continue;
+      figures.push_back({step.id + "/" + v->name + ", warp " + std::to_string(warp) + ": " +
+                             kind_name(a) + " " + a.code,
+                         warp_addresses(a, plan, uint3{0, 0, 0}, warp, 0), a.width});
+    }
+  }
+  if (figures.empty())
+    throw UsageError("--format svg draws shared-memory banks, and " + step.id +
+                     " touches no shared memory; use --explain alone for its sectors");
+  out << bank_svg(figures);
 }
 
 int guarded(const std::string& program, const std::function<int()>& body) {
@@ -253,6 +271,10 @@ int run_step(const Step& step, int argc, char** argv) {
                   << v.summary << "\n";
       return kExitOk;
     }
+    if (o.explain && o.format == Format::svg) {
+      explain_svg(step, chosen, pb, o.warp, std::cout);
+      return kExitOk;
+    }
     if (o.explain && o.format == Format::csv) {
       for (std::size_t i = 0; i < chosen.size(); ++i)
         explain_csv(step, *chosen[i], pb, i == 0, std::cout);
@@ -276,8 +298,8 @@ int run_step(const Step& step, int argc, char** argv) {
 
     if (o.format == Format::text) {
       std::cout << step.id << ": " << step.title << "\n" << describe(dev) << "\n";
-      std::cout << "Matrix " << o.shape.rows << " x " << o.shape.cols << " "
-                << dtype_name(o.dtype) << ", " << o.warmup << " warm-up + " << o.reps
+      std::cout << "Matrix " << o.shape.rows << " x " << o.shape.cols << " " << dtype_name(o.dtype)
+                << ", " << o.warmup << " warm-up + " << o.reps
                 << " timed launches each (median, min, max)\n\n";
     }
     std::ostringstream failures;

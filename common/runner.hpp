@@ -58,6 +58,12 @@ void explain(const Step& step, const Variant& variant, const Problem& problem, i
 void explain_csv(const Step& step, const Variant& variant, const Problem& problem, bool header,
                  std::ostream& out);
 
+/// The bank pictures of every shared-memory instruction of @p variants on @p problem, for
+/// warp @p warp of block (0, 0), as one SVG document. Throws UsageError when none of them
+/// touches shared memory.
+void explain_svg(const Step& step, const std::vector<const Variant*>& variants,
+                 const Problem& problem, int warp, std::ostream& out);
+
 /// Runs @p body and turns the harness's exceptions into one message on stderr and the
 /// matching exit status (see ExitCode). @p program prefixes the message.
 int guarded(const std::string& program, const std::function<int()>& body);

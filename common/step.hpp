@@ -58,14 +58,14 @@ using AddressFn = std::function<std::optional<std::int64_t>(const ThreadPos&)>;
 
 /// One memory instruction of a kernel.
 struct Access {
-  std::string code;      ///< The source expression, e.g. "out[offset(col, row, rows)]".
+  std::string code;  ///< The source expression, e.g. "out[offset(col, row, rows)]".
   /// Global or shared memory.
   Space space = Space::global;
   /// Load or store.
   Op op = Op::load;
-  int width = 4;         ///< Bytes per thread (4, 8 or 16).
-  int iterations = 1;    ///< How many times each thread executes it.
-  AddressFn address;     ///< Computed with the kernel's own index functions.
+  int width = 4;       ///< Bytes per thread (4, 8 or 16).
+  int iterations = 1;  ///< How many times each thread executes it.
+  AddressFn address;   ///< Computed with the kernel's own index functions.
 };
 
 /// How a variant launches for one Problem, and what its kernel accesses.
@@ -85,8 +85,8 @@ using LaunchFn = void (*)(const LaunchPlan& plan, const T* in, T* out, Shape sha
 
 /// One selectable version of a step's kernel.
 struct Variant {
-  std::string name;                 ///< Selected with --variant NAME.
-  std::string summary;              ///< One line for --help and --list.
+  std::string name;                   ///< Selected with --variant NAME.
+  std::string summary;                ///< One line for --help and --list.
   Expect expect = Expect::transpose;  ///< References that copy say Expect::copy.
   /// The launch plan (grid, block, accesses) for a problem.
   std::function<LaunchPlan(const Problem&)> plan;
@@ -99,8 +99,8 @@ struct Variant {
 
 /// A step of the tutorial (or the set of references): an id, a title and its variants.
 struct Step {
-  std::string id;               ///< "02-naive": the folder and executable name.
-  std::string title;            ///< One line.
+  std::string id;     ///< "02-naive": the folder and executable name.
+  std::string title;  ///< One line.
   /// Every variant, in the order --list prints them.
   std::vector<Variant> variants;
   std::string default_variant;  ///< Used when --variant is not given ("all" runs every one).

@@ -21,8 +21,7 @@ Stats summarize(std::vector<double> ms) {
 
 double effective_gbps(std::int64_t elements, std::size_t elem_bytes, double ms) {
   if (ms <= 0) return 0;
-  return 2.0 * static_cast<double>(elements) * static_cast<double>(elem_bytes) / (ms * 1e-3) /
-         1e9;
+  return 2.0 * static_cast<double>(elements) * static_cast<double>(elem_bytes) / (ms * 1e-3) / 1e9;
 }
 
 namespace {

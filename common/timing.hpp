@@ -33,7 +33,6 @@ double effective_gbps(std::int64_t elements, std::size_t elem_bytes, double ms);
 
 /// Runs @p launch @p warmup times, then @p reps times with a CUDA event pair around each
 /// launch on @p stream, and summarizes the per-launch times. Checks every CUDA call.
-Stats time_launches(const std::function<void()>& launch, int warmup, int reps,
-                    cudaStream_t stream);
+Stats time_launches(const std::function<void()>& launch, int warmup, int reps, cudaStream_t stream);
 
 }  // namespace tt

@@ -2,8 +2,12 @@
 
 namespace tt {
 
-const char* dtype_name(DType t) { return t == DType::f32 ? "float" : "double"; }
+const char* dtype_name(DType t) {
+  return t == DType::f32 ? "float" : "double";
+}
 
-std::size_t dtype_size(DType t) { return t == DType::f32 ? sizeof(float) : sizeof(double); }
+std::size_t dtype_size(DType t) {
+  return t == DType::f32 ? sizeof(float) : sizeof(double);
+}
 
 }  // namespace tt

@@ -74,10 +74,12 @@ TT_HD inline bool inside(Coord e, int rows, int cols) {
 template <typename T>
 struct alignas(16) Pack {
   static constexpr int size = static_cast<int>(16 / sizeof(T));  ///< Elements per pack.
-  T e[size];                                                      ///< The elements.
+  T e[size];                                                     ///< The elements.
 };
 
 /// Ceiling division for sizes and grid dimensions.
-TT_HD constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+TT_HD constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace tt

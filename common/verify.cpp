@@ -165,8 +165,7 @@ VerifyResult verify(const T* in, const T* out, Shape s, Expect expect, std::size
         for (std::int64_t r = r0; r < r1; ++r) {
           for (std::int64_t c = c0; c < c1; ++c) {
             // Reference: out(r, c) = in(c, r) for a transpose, in(r, c) for a copy.
-            const T want =
-                expect == Expect::transpose ? in[c * s.cols + r] : in[r * s.cols + c];
+            const T want = expect == Expect::transpose ? in[c * s.cols + r] : in[r * s.cols + c];
             const T got = out[r * out_shape.cols + c];
             if (std::memcmp(&want, &got, sizeof(T)) == 0) continue;
             ++wrong;
@@ -201,8 +200,7 @@ std::string describe(const VerifyResult& r) {
   os << "WRONG: " << r.wrong << " of " << r.checked << " elements differ from the CPU reference ("
      << r.unwritten << " never written)";
   for (const auto& m : r.first) {
-    os << "\n  out(" << m.row << ", " << m.col << "): expected " << m.expected << ", got "
-       << m.got;
+    os << "\n  out(" << m.row << ", " << m.col << "): expected " << m.expected << ", got " << m.got;
   }
   return os.str();
 }

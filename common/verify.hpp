@@ -49,18 +49,18 @@ enum class Expect { transpose, copy };
 
 /// One wrong output element.
 struct Mismatch {
-  std::int64_t row;       ///< Output row.
-  std::int64_t col;       ///< Output column.
-  std::string expected;   ///< The expected value, printed with what it is.
-  std::string got;        ///< The value found, and where it came from when it can be told.
+  std::int64_t row;      ///< Output row.
+  std::int64_t col;      ///< Output column.
+  std::string expected;  ///< The expected value, printed with what it is.
+  std::string got;       ///< The value found, and where it came from when it can be told.
 };
 
 /// Outcome of a verification: counts and the first mismatches.
 struct VerifyResult {
-  std::uint64_t checked = 0;     ///< Elements compared.
-  std::uint64_t wrong = 0;       ///< Elements whose bits differ from the reference.
-  std::uint64_t unwritten = 0;   ///< Of those, elements still holding the poison.
-  std::vector<Mismatch> first;   ///< The first mismatches in row-major output order.
+  std::uint64_t checked = 0;    ///< Elements compared.
+  std::uint64_t wrong = 0;      ///< Elements whose bits differ from the reference.
+  std::uint64_t unwritten = 0;  ///< Of those, elements still holding the poison.
+  std::vector<Mismatch> first;  ///< The first mismatches in row-major output order.
   /// True when every element matched.
   bool ok() const { return wrong == 0; }
 };

@@ -8,8 +8,8 @@
 #   3. the tour (every step in order, one table),
 #   4. the access analyser against Nsight Compute (scripts/ncu_check.py; table in
 #      OUT_DIR/ncu.md), when ncu is installed,
-#   5. compute-sanitizer memcheck, racecheck, synccheck and initcheck on small odd shapes,
-#      when compute-sanitizer is installed.
+#   5. compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program and
+#      the [sanitize] GPU tests (scripts/sanitize.sh), when compute-sanitizer is installed.
 # PARTS (environment) picks parts: any of "tests steps tour ncu sanitizer" (default: all).
 # Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and ends with a
 # summary; exits non-zero if any part failed.
@@ -83,21 +83,17 @@ else
   SUMMARY+=("skip  ncu check (ncu not found)")
 fi
 
-# 5. compute-sanitizer on small odd shapes.
-if ! want sanitizer; then
-  :
-elif command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck synccheck initcheck; do
-    for step in $STEPS; do
-      for shape in "--rows 31 --cols 33" "--rows 257 --cols 1031"; do
-        # shellcheck disable=SC2086
-        part "$tool $step $shape" compute-sanitizer --tool "$tool" --error-exitcode 9 \
-          "$BUILD/steps/$step/$step" --variant all $shape --warmup 0 --reps 1 --no-compare
-      done
-    done
-  done
-else
-  SUMMARY+=("skip  compute-sanitizer (not found)")
+# 5. compute-sanitizer: every program on small odd shapes and the [sanitize] GPU tests
+#    (scripts/sanitize.sh; logs and its table in OUT_DIR/sanitize).
+if want sanitizer; then
+  say ""; say "=== compute-sanitizer: scripts/sanitize.sh $BUILD $OUT/sanitize"
+  "$ROOT/scripts/sanitize.sh" "$BUILD" "$OUT/sanitize" 2>&1 | tee -a "$LOG"
+  rc=${PIPESTATUS[0]}
+  case $rc in
+    0) SUMMARY+=("ok    compute-sanitizer ($OUT/sanitize/summary.txt)") ;;
+    77) SUMMARY+=("skip  compute-sanitizer (not found, or no device)") ;;
+    *) SUMMARY+=("FAIL  compute-sanitizer (exit $rc; $OUT/sanitize/summary.txt)"); FAILED=1 ;;
+  esac
 fi
 
 say ""; say "=== summary"

@@ -31,8 +31,8 @@ tt::Step tour_description() {
 
 void explain_all(const tt::Options& o) {
   for (const tt::Step* st : tt::tutorial_steps()) {
-    const tt::Problem pb{o.shape, o.dtype, st->takes_block ? std::optional(st->default_block)
-                                                           : std::nullopt};
+    const tt::Problem pb{o.shape, o.dtype,
+                         st->takes_block ? std::optional(st->default_block) : std::nullopt};
     tt::explain(*st, st->headline_variant(), pb, o.warp, std::cout);
     std::cout << "\n";
   }
@@ -43,6 +43,8 @@ int run(int argc, char** argv) {
   const auto parsed = tt::parse_options(description, argc, argv, std::cout);
   if (!parsed) return tt::kExitOk;
   const tt::Options& o = *parsed;
+  if (o.format == tt::Format::svg)
+    throw tt::UsageError("--format svg draws one step's banks: run it on a step's program");
   if (o.explain) {
     explain_all(o);
     return tt::kExitOk;
@@ -66,7 +68,8 @@ int run(int argc, char** argv) {
       if (v->supports(o.dtype)) selected.push_back({st, v});
     }
 
-  std::cout << "Tour: " << description.title << "\n" << tt::describe(dev) << "\n"
+  std::cout << "Tour: " << description.title << "\n"
+            << tt::describe(dev) << "\n"
             << "Matrix " << o.shape.rows << " x " << o.shape.cols << " " << tt::dtype_name(o.dtype)
             << ", " << o.warmup << " warm-up + " << o.reps
             << " timed launches each (median, min, max)\n\n";

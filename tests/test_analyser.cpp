@@ -36,11 +36,11 @@ tt::Problem problem(std::int64_t rows, std::int64_t cols, tt::DType t,
 }  // namespace
 
 TEST_CASE("shared memory: 4-byte accesses, one phase of 32 lanes", "[analyser]") {
-  CHECK(tt::shared_cost(strided(4), 4).wavefronts == 1);      // consecutive words
-  CHECK(tt::shared_cost(strided(128), 4).wavefronts == 32);   // a column of a 32-wide tile
-  CHECK(tt::shared_cost(strided(132), 4).wavefronts == 1);    // a column of a 33-wide tile
-  CHECK(tt::shared_cost(strided(8), 4).wavefronts == 2);      // stride 2 words: 2-way
-  CHECK(tt::shared_cost(strided(0), 4).wavefronts == 1);      // one word: broadcast
+  CHECK(tt::shared_cost(strided(4), 4).wavefronts == 1);     // consecutive words
+  CHECK(tt::shared_cost(strided(128), 4).wavefronts == 32);  // a column of a 32-wide tile
+  CHECK(tt::shared_cost(strided(132), 4).wavefronts == 1);   // a column of a 33-wide tile
+  CHECK(tt::shared_cost(strided(8), 4).wavefronts == 2);     // stride 2 words: 2-way
+  CHECK(tt::shared_cost(strided(0), 4).wavefronts == 1);     // one word: broadcast
   CHECK(tt::shared_cost(strided(4), 4).ideal == 1);
   WarpAddresses pairs{};  // lanes 2i and 2i+1 read the same word: still one wavefront
   for (int i = 0; i < 32; ++i) pairs[i] = (i / 2) * 4;
@@ -134,7 +134,8 @@ TEST_CASE("the bank picture stacks a 32-way conflict into 32 wavefronts", "[anal
 }
 
 TEST_CASE("the SVG bank picture draws one row per wavefront", "[analyser]") {
-  const std::string svg = tt::bank_svg({{"column <read>", strided(128), 4}, {"row", strided(4), 4}});
+  const std::string svg =
+      tt::bank_svg({{"column <read>", strided(128), 4}, {"row", strided(4), 4}});
   CHECK(svg.rfind("<svg", 0) == 0);
   CHECK(svg.find("</svg>") != std::string::npos);
   CHECK(svg.find("column &lt;read&gt;: 32 wavefront(s), ideal 1") != std::string::npos);
@@ -154,9 +155,8 @@ TEST_CASE("the SVG bank picture draws one row per wavefront", "[analyser]") {
 
 namespace {
 /// Shared store and shared load cost per instruction (in the order the step lists them).
-std::pair<double, double> shared_pair(const std::vector<tt::AccessTotals>& c,
-                                      const tt::Step& step, const std::string& variant,
-                                      const tt::Problem& pb) {
+std::pair<double, double> shared_pair(const std::vector<tt::AccessTotals>& c, const tt::Step& step,
+                                      const std::string& variant, const tt::Problem& pb) {
   const auto plan = step.find(variant)->plan(pb);
   double st = -1, ld = -1;
   for (std::size_t i = 0; i < plan.accesses.size(); ++i) {
@@ -171,8 +171,7 @@ std::pair<double, double> shared(const tt::Step& step, const std::string& varian
 }
 }  // namespace
 
-TEST_CASE("03-shared: the column read is a 32-way conflict, the row store is not",
-          "[analyser]") {
+TEST_CASE("03-shared: the column read is a 32-way conflict, the row store is not", "[analyser]") {
   auto [st, ld] = shared(step03::step(), "tile-32x32", problem(1024, 1024, tt::DType::f32));
   CHECK(st == 1.0);
   CHECK(ld == 32.0);
@@ -181,8 +180,7 @@ TEST_CASE("03-shared: the column read is a 32-way conflict, the row store is not
   CHECK(ld == 32.0);  // 16 distinct words per bank in each of the two phases
 }
 
-TEST_CASE("04-padding: 32 x 33 is conflict-free, 16 x 17 keeps a 2-way conflict",
-          "[analyser]") {
+TEST_CASE("04-padding: 32 x 33 is conflict-free, 16 x 17 keeps a 2-way conflict", "[analyser]") {
   auto [st, ld] = shared(step04::step(), "pad-32x33", problem(1024, 1024, tt::DType::f32));
   CHECK(st == 1.0);
   CHECK(ld == 1.0);
@@ -194,8 +192,7 @@ TEST_CASE("04-padding: 32 x 33 is conflict-free, 16 x 17 keeps a 2-way conflict"
   CHECK(ld == 2.0);
 }
 
-TEST_CASE("05-multi-element: every instantiation is conflict-free on both sides",
-          "[analyser]") {
+TEST_CASE("05-multi-element: every instantiation is conflict-free on both sides", "[analyser]") {
   for (const auto& v : step05::step().variants) {
     for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
       const auto [st, ld] = shared(step05::step(), v.name, problem(1024, 1024, t));
@@ -206,8 +203,7 @@ TEST_CASE("05-multi-element: every instantiation is conflict-free on both sides"
   }
 }
 
-TEST_CASE("06-float4: unpadded gather is 8-way; padded is conflict-free for float",
-          "[analyser]") {
+TEST_CASE("06-float4: unpadded gather is 8-way; padded is conflict-free for float", "[analyser]") {
   const auto f = problem(1024, 1024, tt::DType::f32);
   auto [st, ld] = shared(step06::step(), "unpadded", f);
   CHECK(st == 4.0);  // one 16-byte store: 4 quarter-warp wavefronts, the ideal
@@ -225,8 +221,7 @@ TEST_CASE("06-float4: unpadded gather is 8-way; padded is conflict-free for floa
   CHECK(c.back().per_instruction() == 16.0);
 }
 
-TEST_CASE("07-swizzle: 16-byte stores and conflict-free gathers in a dense tile",
-          "[analyser]") {
+TEST_CASE("07-swizzle: 16-byte stores and conflict-free gathers in a dense tile", "[analyser]") {
   for (const char* v : {"tile64", "tile32"}) {
     INFO(v);
     // float: one 16-byte store is 4 quarter-warp wavefronts (the ideal); the gather is 1.

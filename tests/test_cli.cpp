@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "02-naive/naive.hpp"
+#include "03-shared/shared.hpp"
 #include "catch.hpp"
 #include "cli.hpp"
 #include "error.hpp"
@@ -55,8 +56,8 @@ TEST_CASE("defaults: 8192 x 8192 float, the step's default variant and block", "
 
 TEST_CASE("good command lines", "[cli]") {
   auto o = parse(step02::step(), {"--rows", "4099", "--cols", "8191", "--dtype", "double",
-                                  "--variant", "read-coalesced", "--block", "16x16", "--reps",
-                                  "7", "--warmup", "0", "--format", "csv", "--no-compare"});
+                                  "--variant", "read-coalesced", "--block", "16x16", "--reps", "7",
+                                  "--warmup", "0", "--format", "csv", "--no-compare"});
   REQUIRE(o);
   CHECK(o->shape.rows == 4099);
   CHECK(o->shape.cols == 8191);
@@ -82,8 +83,7 @@ TEST_CASE("bad values name the flag and the problem", "[cli]") {
   CHECK(error_of(s, {"--rows", "0"}).find("too small") != std::string::npos);
   CHECK(error_of(s, {"--cols", "-5"}).find("negative") != std::string::npos);
   CHECK(error_of(s, {"--rows", "2147483648"}).find("too large") != std::string::npos);
-  CHECK(error_of(s, {"--rows", "99999999999999999999999"}).find("too large") !=
-        std::string::npos);
+  CHECK(error_of(s, {"--rows", "99999999999999999999999"}).find("too large") != std::string::npos);
   CHECK(error_of(s, {"--reps", "1.5"}).find("not a whole number") != std::string::npos);
   CHECK(error_of(s, {"--rows", ""}).find("--rows") != std::string::npos);
   CHECK(error_of(s, {"--dtype", "half"}).find("half") != std::string::npos);
@@ -108,4 +108,19 @@ TEST_CASE("a step program exits with status 2 on bad input, before any GPU work"
   CHECK(exit_status(step02::step(), {"--help"}) == tt::kExitOk);
   CHECK(exit_status(step02::step(), {"--list"}) == tt::kExitOk);
   CHECK(exit_status(step02::step(), {"--explain", "--size", "100"}) == tt::kExitOk);
+  // SVG bank pictures: only with --explain, and only for a step that uses shared memory.
+  CHECK(exit_status(step02::step(), {"--format", "svg"}) == tt::kExitUsage);
+  CHECK(exit_status(step02::step(), {"--explain", "--format", "svg"}) == tt::kExitUsage);
+}
+
+TEST_CASE("the SVG form of --explain draws the shared-memory accesses of a step", "[cli]") {
+  std::ostringstream out;
+  const auto& s = step03::step();
+  tt::explain_svg(s, {s.find("tile-32x32")}, tt::Problem{{64, 64}, tt::DType::f32, std::nullopt}, 0,
+                  out);
+  const std::string svg = out.str();
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("shared load") != std::string::npos);
+  CHECK(svg.find("32 wavefront(s), ideal 1") != std::string::npos);  // the column read
+  CHECK(svg.find("shared store") != std::string::npos);
 }

@@ -28,9 +28,9 @@ namespace {
 
 const std::vector<tt::Shape>& shapes() {
   static const std::vector<tt::Shape> s = {
-      {1, 1},    {1, 1000},   {1000, 1},  {2, 3},     {17, 83},    {83, 17},     {31, 33},
-      {32, 32},  {33, 31},    {64, 96},   {96, 64},   {127, 129},  {257, 1031},  {1031, 257},
-      {512, 512}, {1024, 768}, {4099, 129}, {4096, 4096}};
+      {1, 1},      {1, 1000},   {1000, 1},  {2, 3},      {17, 83},    {83, 17},
+      {31, 33},    {32, 32},    {33, 31},   {64, 96},    {96, 64},    {127, 129},
+      {257, 1031}, {1031, 257}, {512, 512}, {1024, 768}, {4099, 129}, {4096, 4096}};
   return s;
 }
 
@@ -47,12 +47,13 @@ void check_variant(const tt::Step& step, const tt::Variant& v,
     if (!v.supports(t)) continue;
     for (const tt::Shape& s : shapes()) {
       std::ostringstream log;
-      const tt::Problem pb{s, t, block ? block : (step.takes_block
-                                                      ? std::optional(step.default_block)
-                                                      : std::nullopt)};
+      const tt::Problem pb{
+          s, t,
+          block ? block : (step.takes_block ? std::optional(step.default_block) : std::nullopt)};
       const auto r = tt::measure(device(), pb, {{&step, &v}}, tt::RunConfig{0, 2}, log);
-      INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x "
-                   << s.cols << "\n" << log.str());
+      INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x " << s.cols
+                   << "\n"
+                   << log.str());
       REQUIRE(r.size() == 1);
       REQUIRE(r[0].verified);
     }
@@ -75,12 +76,14 @@ TEST_CASE("02-naive: both variants are exact on every shape", "[gpu]") {
 }
 
 TEST_CASE("02-naive: other block shapes are exact too", "[gpu]") {
-  for (tt::BlockShape b : {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4},
-                           tt::BlockShape{7, 3}})
+  for (tt::BlockShape b :
+       {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4}, tt::BlockShape{7, 3}})
     for (const auto& v : step02::step().variants) check_variant(step02::step(), v, b);
 }
 
-TEST_CASE("03-shared is exact on every shape", "[gpu]") { check_step(step03::step()); }
+TEST_CASE("03-shared is exact on every shape", "[gpu]") {
+  check_step(step03::step());
+}
 
 TEST_CASE("04-padding: both tile sizes are exact on every shape", "[gpu]") {
   check_step(step04::step());
@@ -119,16 +122,18 @@ void check_misaligned(const tt::Step& step, const tt::Variant& v) {
     TT_CUDA_CHECK(cudaMemset(dout.get(), tt::kPoisonByte, dout.bytes()));
     const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, std::nullopt});
     const tt::LaunchFn<T> run = [&] {
-      if constexpr (std::is_same_v<T, float>) return v.run_f32;
-      else return v.run_f64;
+      if constexpr (std::is_same_v<T, float>)
+        return v.run_f32;
+      else
+        return v.run_f64;
     }();
     run(plan, din.get() + 1, dout.get() + 1, s, nullptr);
     TT_CHECK_LAUNCH();
     TT_CUDA_CHECK(cudaDeviceSynchronize());
     TT_CUDA_CHECK(cudaMemcpy(out.data(), dout.get() + 1, n * sizeof(T), cudaMemcpyDeviceToHost));
     const auto r = tt::verify(in.data(), out.data(), s, tt::Expect::transpose);
-    INFO(step.id << "/" << v.name << " " << tt::dtype_name(tt::dtype_of<T>::value) << " "
-                 << s.rows << " x " << s.cols << " at an offset of one element\n"
+    INFO(step.id << "/" << v.name << " " << tt::dtype_name(tt::dtype_of<T>::value) << " " << s.rows
+                 << " x " << s.cols << " at an offset of one element\n"
                  << tt::describe(r));
     REQUIRE(r.ok());
     // The element before the view was never touched.

@@ -32,7 +32,7 @@ void poison(T& x) {
 
 TEST_CASE("reference transpose of a 2 x 3 matrix, by hand", "[verify]") {
   const std::vector<double> in = {1, 2, 3,  //
-                                   4, 5, 6};
+                                  4, 5, 6};
   std::vector<double> out(6);
   tt::reference_transpose(in.data(), out.data(), Shape{2, 3});
   CHECK(out == std::vector<double>{1, 4,  //
@@ -53,9 +53,13 @@ TEST_CASE("reference transpose matches the definition on odd and blocked shapes"
 TEST_CASE("fill values are distinct and decode to their position", "[verify]") {
   std::set<std::uint32_t> seen;
   const std::uint64_t big = tt::fill_distinct_count<float>();
-  const std::vector<std::uint64_t> positions = {
-      0, 1, 2, (1ull << 24) - 1, 1ull << 24, (1ull << 24) + 1, 1ull << 30, (1ull << 31) - 1,
-      1ull << 31, 3ull << 30, big / 2 - 1, big / 2, big - 1};
+  const std::vector<std::uint64_t> positions = {0,           1,
+                                                2,           (1ull << 24) - 1,
+                                                1ull << 24,  (1ull << 24) + 1,
+                                                1ull << 30,  (1ull << 31) - 1,
+                                                1ull << 31,  3ull << 30,
+                                                big / 2 - 1, big / 2,
+                                                big - 1};
   for (std::uint64_t i : positions) {
     const float v = tt::fill_value<float>(i);
     std::uint32_t bits;
@@ -110,8 +114,7 @@ TEST_CASE("a single unwritten element is caught and reported as never written", 
   CHECK(r.first[0].got.find("never written") != std::string::npos);
 }
 
-TEST_CASE("a deliberately wrong transpose is caught, and says where values came from",
-          "[verify]") {
+TEST_CASE("a deliberately wrong transpose is caught, and says where values came from", "[verify]") {
   const Shape s{16, 24};
   const auto in = filled<float>(s);
   auto out = transposed(in, s);

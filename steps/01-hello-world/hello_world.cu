@@ -30,8 +30,7 @@ namespace {
 
 /// Every thread prints its 2D thread index and its block index.
 __global__ void hello() {
-  printf("Hello World from Thread (%u, %u) in Block %u!\n", threadIdx.x, threadIdx.y,
-         blockIdx.x);
+  printf("Hello World from Thread (%u, %u) in Block %u!\n", threadIdx.x, threadIdx.y, blockIdx.x);
 }
 
 /// Most lines a run may print (device printf buffers each one until the host synchronises).
@@ -39,7 +38,9 @@ constexpr long long kMaxLines = 1 << 20;
 
 /// The warp that thread (x, y) of an m x k block belongs to: warps take 32 consecutive
 /// linear indices, x fastest.
-int warp_of(int x, int y, int m) { return (y * m + x) / 32; }
+int warp_of(int x, int y, int m) {
+  return (y * m + x) / 32;
+}
 
 void explain_warps(int m, int k) {
   std::cout << "A block of " << m << " x " << k << " threads = " << m * k << " threads in "
@@ -70,8 +71,9 @@ int run(int argc, char** argv) {
   app.add_option("k", k, "Threads per block along y")->check(tt::whole_number(1, 1024));
   app.add_option("-d,--device", device, "CUDA device index")->check(tt::whole_number(0, 1023));
   app.add_flag("--explain", explain, "Show which warp each thread belongs to (no GPU needed)");
-  app.footer("Example: 01-hello-world 10 4 2\nExit status: 0 ok, 2 bad command line, 3 no CUDA "
-             "device, 4 CUDA error.");
+  app.footer(
+      "Example: 01-hello-world 10 4 2\nExit status: 0 ok, 2 bad command line, 3 no CUDA "
+      "device, 4 CUDA error.");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
 
   if (explain) {
@@ -88,13 +90,13 @@ int run(int argc, char** argv) {
                          " lines; use fewer blocks or threads");
 
   const tt::DeviceInfo dev = tt::select_device(device);
-  if (m * k > dev.max_threads_per_block || m > dev.max_block_dim[0] ||
-      k > dev.max_block_dim[1] || n > dev.max_grid_dim[0]) {
+  if (m * k > dev.max_threads_per_block || m > dev.max_block_dim[0] || k > dev.max_block_dim[1] ||
+      n > dev.max_grid_dim[0]) {
     std::ostringstream os;
     os << "n = " << n << ", m = " << m << ", k = " << k << " exceeds a limit of " << dev.name
-       << ": at most " << dev.max_threads_per_block << " threads per block, block x <= "
-       << dev.max_block_dim[0] << ", block y <= " << dev.max_block_dim[1] << ", grid x <= "
-       << dev.max_grid_dim[0];
+       << ": at most " << dev.max_threads_per_block
+       << " threads per block, block x <= " << dev.max_block_dim[0]
+       << ", block y <= " << dev.max_block_dim[1] << ", grid x <= " << dev.max_grid_dim[0];
     throw tt::UsageError(os.str());
   }
   // Device printf writes into a FIFO that is drained at synchronisation; make it large

@@ -47,8 +47,8 @@ __global__ void transpose_read_coalesced(const T* __restrict__ in, T* __restrict
 
 /// Coalesced writes, strided reads: e is a position in the output (cols x rows).
 template <typename T>
-__global__ void transpose_write_coalesced(const T* __restrict__ in, T* __restrict__ out,
-                                          int rows, int cols) {
+__global__ void transpose_write_coalesced(const T* __restrict__ in, T* __restrict__ out, int rows,
+                                          int cols) {
   const Coord e = element_of(blockIdx, threadIdx, blockDim);
   if (tt::inside(e, cols, rows)) {
     out[tt::offset(e.row, e.col, rows)] = in[tt::offset(e.col, e.row, cols)];
@@ -60,15 +60,15 @@ __global__ void transpose_write_coalesced(const T* __restrict__ in, T* __restric
 template <typename T>
 void run_read_coalesced(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s,
                         cudaStream_t stream) {
-  transpose_read_coalesced<T><<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                             static_cast<int>(s.cols));
+  transpose_read_coalesced<T>
+      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
 }
 
 template <typename T>
 void run_write_coalesced(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s,
                          cudaStream_t stream) {
-  transpose_write_coalesced<T><<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                              static_cast<int>(s.cols));
+  transpose_write_coalesced<T>
+      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
 }
 
 /// Launch plan and accesses. @p reads_rows: the read-coalesced variant (threads walk the

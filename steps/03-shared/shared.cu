@@ -30,7 +30,9 @@ constexpr int TILE = 32;  ///< Tile side in elements; the block is TILE x TILE t
 // --- Index arithmetic: the kernel calls these, and so does --explain. -------------------
 
 /// Shared-memory slot of tile element (r, c): row-major, TILE elements a row (no padding).
-TT_HD constexpr int tile_index(int r, int c) { return r * TILE + c; }
+TT_HD constexpr int tile_index(int r, int c) {
+  return r * TILE + c;
+}
 
 /// The input element that thread (x, y) of a block loads: row y, column x of the block's tile.
 TT_HD inline Coord load_coord(uint3 block, uint3 thread) {
@@ -69,8 +71,8 @@ __global__ void transpose_shared(const T* __restrict__ in, T* __restrict__ out, 
 
 template <typename T>
 void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  transpose_shared<T><<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                     static_cast<int>(s.cols));
+  transpose_shared<T>
+      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
 }
 
 tt::LaunchPlan plan(const tt::Problem& pb) {
@@ -84,8 +86,12 @@ tt::LaunchPlan plan(const tt::Problem& pb) {
   p.shared_bytes = TILE * TILE * static_cast<std::size_t>(size);
   using Pos = tt::ThreadPos;
   using Addr = std::optional<std::int64_t>;
-  const auto loads = [=](const Pos& t) { return tt::inside(load_coord(t.block, t.thread), rows, cols); };
-  const auto stores = [=](const Pos& t) { return tt::inside(store_coord(t.block, t.thread), cols, rows); };
+  const auto loads = [=](const Pos& t) {
+    return tt::inside(load_coord(t.block, t.thread), rows, cols);
+  };
+  const auto stores = [=](const Pos& t) {
+    return tt::inside(store_coord(t.block, t.thread), cols, rows);
+  };
   p.accesses = {
       {"in[offset(src.row, src.col, cols)]", tt::Space::global, tt::Op::load, w, 1,
        [=](const Pos& t) -> Addr {

@@ -70,8 +70,8 @@ __global__ void transpose_padded(const T* __restrict__ in, T* __restrict__ out, 
 
 template <int TILE, typename T>
 void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  transpose_padded<TILE, T><<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                           static_cast<int>(s.cols));
+  transpose_padded<TILE, T>
+      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
 }
 
 template <int TILE>
@@ -125,8 +125,8 @@ const tt::Step& step() {
     st.id = "04-padding";
     st.title = "Padded tile 32 x 33: the column read is conflict-free";
     st.variants = {
-        {"pad-32x33", "32 x 32 threads, tile padded to 32 x 33", tt::Expect::transpose,
-         plan<32>, run<32, float>, run<32, double>},
+        {"pad-32x33", "32 x 32 threads, tile padded to 32 x 33", tt::Expect::transpose, plan<32>,
+         run<32, float>, run<32, double>},
         {"pad-16x17", "16 x 16 threads, tile padded to 16 x 17 (a 2-way conflict remains)",
          tt::Expect::transpose, plan<16>, run<16, float>, run<16, double>},
     };

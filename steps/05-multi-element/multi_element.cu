@@ -33,7 +33,9 @@ constexpr int TILE = 32;  ///< Tile side in elements; the block is TILE x ROWS t
 // --- Index arithmetic: the kernel calls these, and so does --explain. -------------------
 
 /// Shared-memory slot of tile element (r, c): rows of TILE + 1 elements, as in step 04.
-TT_HD constexpr int tile_index(int r, int c) { return r * (TILE + 1) + c; }
+TT_HD constexpr int tile_index(int r, int c) {
+  return r * (TILE + 1) + c;
+}
 
 /// The input element thread (x, y) loads in the pass that starts at tile row j.
 TT_HD inline Coord load_coord(uint3 block, uint3 thread, int j) {
@@ -51,8 +53,7 @@ TT_HD inline Coord store_coord(uint3 block, uint3 thread, int j) {
 
 /// ROWS: thread rows per block; each thread moves TILE / ROWS elements.
 template <int ROWS, typename T>
-__global__ void transpose_multi(const T* __restrict__ in, T* __restrict__ out, int rows,
-                                int cols) {
+__global__ void transpose_multi(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
   static_assert(TILE % ROWS == 0, "the block's rows must divide the tile");
   __shared__ T tile[TILE * (TILE + 1)];
 
@@ -78,8 +79,8 @@ __global__ void transpose_multi(const T* __restrict__ in, T* __restrict__ out, i
 
 template <int ROWS, typename T>
 void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  transpose_multi<ROWS, T><<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                          static_cast<int>(s.cols));
+  transpose_multi<ROWS, T>
+      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
 }
 
 template <int ROWS>
@@ -105,14 +106,13 @@ tt::LaunchPlan plan(const tt::Problem& pb) {
          if (!tt::inside(src(t), rows, cols)) return std::nullopt;
          return tt::offset(src(t).row, src(t).col, cols) * size;
        }},
-      {"tile[tile_index(threadIdx.y + j, threadIdx.x)] = ...", tt::Space::shared, tt::Op::store,
-       w, passes,
+      {"tile[tile_index(threadIdx.y + j, threadIdx.x)] = ...", tt::Space::shared, tt::Op::store, w,
+       passes,
        [=](const Pos& t) -> Addr {
          if (!tt::inside(src(t), rows, cols)) return std::nullopt;
          return tile_index(ty(t), tx(t)) * size;
        }},
-      {"tile[tile_index(threadIdx.x, threadIdx.y + j)]", tt::Space::shared, tt::Op::load, w,
-       passes,
+      {"tile[tile_index(threadIdx.x, threadIdx.y + j)]", tt::Space::shared, tt::Op::load, w, passes,
        [=](const Pos& t) -> Addr {
          if (!tt::inside(dst(t), cols, rows)) return std::nullopt;
          return tile_index(tx(t), ty(t)) * size;
@@ -132,7 +132,10 @@ tt::Variant variant() {
   return {"elements-" + std::to_string(per),
           "32 x " + std::to_string(ROWS) + " threads, " + std::to_string(per) +
               " element(s) per thread, 32 x 33 tile",
-          tt::Expect::transpose, plan<ROWS>, run<ROWS, float>, run<ROWS, double>};
+          tt::Expect::transpose,
+          plan<ROWS>,
+          run<ROWS, float>,
+          run<ROWS, double>};
 }
 
 const tt::Step& step() {

@@ -64,14 +64,15 @@ TT_HD inline Coord store_coord(uint3 block, uint3 thread, int j) {
 
 /// Scalar path: the tile element that the block's thread number @p i covers, row by row,
 /// so that consecutive lanes touch consecutive elements.
-TT_HD inline Coord scalar_tile_coord(int i) { return {i / TILE, i % TILE}; }
+TT_HD inline Coord scalar_tile_coord(int i) {
+  return {i / TILE, i % TILE};
+}
 
 // --- The kernel. -------------------------------------------------------------------------
 
 /// VECTOR: 16-byte global accesses (the launcher checks alignment); otherwise V scalars.
 template <bool PADDED, bool VECTOR, typename T>
-__global__ void transpose_vec(const T* __restrict__ in, T* __restrict__ out, int rows,
-                              int cols) {
+__global__ void transpose_vec(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
   constexpr int V = Pack<T>::size;
   __shared__ alignas(16) T tile[TILE * (TILE + (PADDED ? 1 : 0))];
 
@@ -80,7 +81,7 @@ __global__ void transpose_vec(const T* __restrict__ in, T* __restrict__ out, int
     for (int j = 0; j < TILE; j += ROWS) {
       const Coord src = load_coord<T>(blockIdx, threadIdx, j);
       const int r = threadIdx.y + j, c = threadIdx.x * V;  // position in the tile
-      if (src.row < rows && src.col < cols) {  // cols % V == 0: a vector is in or out
+      if (src.row < rows && src.col < cols) {              // cols % V == 0: a vector is in or out
         const Pack<T> p =
             *reinterpret_cast<const Pack<T>*>(&in[tt::offset(src.row, src.col, cols)]);
         if constexpr (PADDED) {  // rows of 33 are not 16-byte aligned: V scalar stores
@@ -109,7 +110,7 @@ __global__ void transpose_vec(const T* __restrict__ in, T* __restrict__ out, int
     for (int j = 0; j < TILE; j += ROWS) {
       const Coord dst = store_coord<T>(blockIdx, threadIdx, j);
       const int r = threadIdx.x * V, c = threadIdx.y + j;  // first tile element of the gather
-      if (dst.row < cols && dst.col < rows) {  // rows % V == 0: a vector is in or out
+      if (dst.row < cols && dst.col < rows) {              // rows % V == 0: a vector is in or out
         Pack<T> p;
 #pragma unroll
         for (int k = 0; k < V; ++k) p.e[k] = tile[tile_index<PADDED>(r + k, c)];  // a column
@@ -174,11 +175,13 @@ tt::LaunchPlan plan_typed(const tt::Problem& pb) {
     };
     const auto src = [=](const Pos& t) {
       const Coord e = elem(t);
-      return Coord{static_cast<int>(t.block.y) * TILE + e.row, static_cast<int>(t.block.x) * TILE + e.col};
+      return Coord{static_cast<int>(t.block.y) * TILE + e.row,
+                   static_cast<int>(t.block.x) * TILE + e.col};
     };
     const auto dst = [=](const Pos& t) {
       const Coord e = elem(t);
-      return Coord{static_cast<int>(t.block.x) * TILE + e.row, static_cast<int>(t.block.y) * TILE + e.col};
+      return Coord{static_cast<int>(t.block.x) * TILE + e.row,
+                   static_cast<int>(t.block.y) * TILE + e.col};
     };
     [[maybe_unused]] const int iters = TILE * TILE / threads;
     p.accesses = {
@@ -209,31 +212,32 @@ tt::LaunchPlan plan_typed(const tt::Problem& pb) {
 
   // 16-byte path. Iteration q of a vector access is pass q; of a scalar shared access,
   // pass q / V and element q % V of the vector.
-  const auto src = [](const Pos& t, int pass) { return load_coord<T>(t.block, t.thread, pass * ROWS); };
-  const auto dst = [](const Pos& t, int pass) { return store_coord<T>(t.block, t.thread, pass * ROWS); };
-  p.accesses.push_back({"*(const Pack<T>*)&in[offset(src.row, src.col, cols)]",
-                        tt::Space::global, tt::Op::load, 16, passes,
-                        [=](const Pos& t) -> Addr {
+  const auto src = [](const Pos& t, int pass) {
+    return load_coord<T>(t.block, t.thread, pass * ROWS);
+  };
+  const auto dst = [](const Pos& t, int pass) {
+    return store_coord<T>(t.block, t.thread, pass * ROWS);
+  };
+  p.accesses.push_back({"*(const Pack<T>*)&in[offset(src.row, src.col, cols)]", tt::Space::global,
+                        tt::Op::load, 16, passes, [=](const Pos& t) -> Addr {
                           const Coord c = src(t, t.iteration);
                           if (!tt::inside(c, rows, cols)) return std::nullopt;
                           return tt::offset(c.row, c.col, cols) * size;
                         }});
   // Padded: V scalar stores per vector (iteration = pass * V + k). Unpadded: one 16-byte store.
   const int sts_width = PADDED ? scalar : 16, sts_iters = PADDED ? passes * V : passes;
-  p.accesses.push_back({PADDED ? "tile[tile_index(r, c + k)] = p.e[k]"
-                               : "*(Pack<T>*)&tile[tile_index(r, c)] = p",
-                        tt::Space::shared, tt::Op::store, sts_width, sts_iters,
-                        [=](const Pos& t) -> Addr {
-                          const int pass = PADDED ? t.iteration / V : t.iteration;
-                          const int k = PADDED ? t.iteration % V : 0;
-                          if (!tt::inside(src(t, pass), rows, cols)) return std::nullopt;
-                          return tile_index<PADDED>(static_cast<int>(t.thread.y) + pass * ROWS,
-                                                    static_cast<int>(t.thread.x) * V + k) *
-                                 size;
-                        }});
+  p.accesses.push_back(
+      {PADDED ? "tile[tile_index(r, c + k)] = p.e[k]" : "*(Pack<T>*)&tile[tile_index(r, c)] = p",
+       tt::Space::shared, tt::Op::store, sts_width, sts_iters, [=](const Pos& t) -> Addr {
+         const int pass = PADDED ? t.iteration / V : t.iteration;
+         const int k = PADDED ? t.iteration % V : 0;
+         if (!tt::inside(src(t, pass), rows, cols)) return std::nullopt;
+         return tile_index<PADDED>(static_cast<int>(t.thread.y) + pass * ROWS,
+                                   static_cast<int>(t.thread.x) * V + k) *
+                size;
+       }});
   p.accesses.push_back({"p.e[k] = tile[tile_index(r + k, c)]", tt::Space::shared, tt::Op::load,
-                        scalar, passes * V,
-                        [=](const Pos& t) -> Addr {
+                        scalar, passes * V, [=](const Pos& t) -> Addr {
                           const int pass = t.iteration / V, k = t.iteration % V;
                           if (!tt::inside(dst(t, pass), cols, rows)) return std::nullopt;
                           return tile_index<PADDED>(static_cast<int>(t.thread.x) * V + k,
@@ -241,8 +245,7 @@ tt::LaunchPlan plan_typed(const tt::Problem& pb) {
                                  size;
                         }});
   p.accesses.push_back({"*(Pack<T>*)&out[offset(dst.row, dst.col, rows)] = p", tt::Space::global,
-                        tt::Op::store, 16, passes,
-                        [=](const Pos& t) -> Addr {
+                        tt::Op::store, 16, passes, [=](const Pos& t) -> Addr {
                           const Coord c = dst(t, t.iteration);
                           if (!tt::inside(c, cols, rows)) return std::nullopt;
                           return tt::offset(c.row, c.col, rows) * size;

@@ -168,8 +168,8 @@ std::vector<tt::Access> vector_accesses(int rows, int cols) {
     return Coord{o.col + s.row, o.row + s.col};
   };
   return {
-      {"*(const Pack<T>*)&in[offset(src.row, src.col, cols)]", tt::Space::global, tt::Op::load,
-       16, G::kLoadPasses,
+      {"*(const Pack<T>*)&in[offset(src.row, src.col, cols)]", tt::Space::global, tt::Op::load, 16,
+       G::kLoadPasses,
        [=](const Pos& t) -> Addr {
          const Coord c = src(t, t.iteration);
          if (!tt::inside(c, rows, cols)) return std::nullopt;
@@ -190,8 +190,8 @@ std::vector<tt::Access> vector_accesses(int rows, int cols) {
          const Coord s = store_slot<G>(t.thread.x, pass);
          return tile_index<G>(s.col + k, s.row) * size;
        }},
-      {"*(Pack<T>*)&out[offset(dst.row, dst.col, rows)] = v", tt::Space::global, tt::Op::store,
-       16, G::kStorePasses,
+      {"*(Pack<T>*)&out[offset(dst.row, dst.col, rows)] = v", tt::Space::global, tt::Op::store, 16,
+       G::kStorePasses,
        [=](const Pos& t) -> Addr {
          const Coord c = dst(t, t.iteration);
          if (!tt::inside(c, cols, rows)) return std::nullopt;
@@ -223,12 +223,15 @@ tt::Variant variant(const char* name, const char* summary) {
   using SF = Geometry<float, TILE, ST>;
   using GD = Geometry<double, TILE, VT>;
   using SD = Geometry<double, TILE, ST>;
-  return {name, summary, tt::Expect::transpose,
+  return {name,
+          summary,
+          tt::Expect::transpose,
           [](const tt::Problem& pb) {
             return pb.dtype == tt::DType::f32 ? plan_typed<float, GF, SF, FORCE_SCALAR>(pb)
                                               : plan_typed<double, GD, SD, FORCE_SCALAR>(pb);
           },
-          run<float, GF, SF, FORCE_SCALAR>, run<double, GD, SD, FORCE_SCALAR>};
+          run<float, GF, SF, FORCE_SCALAR>,
+          run<double, GD, SD, FORCE_SCALAR>};
 }
 
 const tt::Step& step() {

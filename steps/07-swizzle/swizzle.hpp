@@ -39,16 +39,16 @@ TT_HD constexpr int swizzle(int r, int c, int width, int chunk, int group) {
 /// different row groups, which the swizzle puts in 8 different bank groups.
 template <typename T, int TILE, int THREADS>
 struct Geometry {
-  static constexpr int kTile = TILE;                              ///< Tile side, elements.
-  static constexpr int kThreads = THREADS;                        ///< Threads a block.
-  static constexpr int kV = tt::Pack<T>::size;                    ///< Elements a vector.
-  static constexpr int kVectorsPerRow = TILE / kV;                ///< Vectors a tile row.
-  static constexpr int kLoadRows = THREADS / kVectorsPerRow;      ///< Tile rows a load pass.
-  static constexpr int kLoadPasses = TILE / kLoadRows;            ///< Load passes.
-  static constexpr int kWarpsPerGroup = kVectorsPerRow / 8;       ///< Warps per 4 columns.
+  static constexpr int kTile = TILE;                          ///< Tile side, elements.
+  static constexpr int kThreads = THREADS;                    ///< Threads a block.
+  static constexpr int kV = tt::Pack<T>::size;                ///< Elements a vector.
+  static constexpr int kVectorsPerRow = TILE / kV;            ///< Vectors a tile row.
+  static constexpr int kLoadRows = THREADS / kVectorsPerRow;  ///< Tile rows a load pass.
+  static constexpr int kLoadPasses = TILE / kLoadRows;        ///< Load passes.
+  static constexpr int kWarpsPerGroup = kVectorsPerRow / 8;   ///< Warps per 4 columns.
   static constexpr int kStoreCols = 4 * (THREADS / 32) / kWarpsPerGroup;  ///< Columns a pass.
-  static constexpr int kStorePasses = TILE / kStoreCols;          ///< Store passes.
-  static constexpr int kScalarPasses = TILE * TILE / THREADS;     ///< Scalar path passes.
+  static constexpr int kStorePasses = TILE / kStoreCols;                  ///< Store passes.
+  static constexpr int kScalarPasses = TILE * TILE / THREADS;             ///< Scalar path passes.
   static_assert(kVectorsPerRow % 8 == 0, "a tile row must hold a multiple of 8 vectors");
   static_assert(THREADS % kVectorsPerRow == 0 && TILE % kLoadRows == 0, "load passes");
   static_assert(TILE % kStoreCols == 0 && THREADS % 32 == 0, "store passes");

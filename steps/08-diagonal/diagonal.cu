@@ -108,11 +108,9 @@ void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t
   if (step07::vector_ok(in, out, s)) {
     transpose_ordered<ORDER, T, Vec<T>, true><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
   } else if (p.block.x == Sca<T>::kThreads) {
-    transpose_ordered<ORDER, T, Sca<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows,
-                                                                              cols);
+    transpose_ordered<ORDER, T, Sca<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
   } else {
-    transpose_ordered<ORDER, T, Vec<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows,
-                                                                              cols);
+    transpose_ordered<ORDER, T, Vec<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
   }
 }
 
