@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The whole GPU check in one command, for any machine with a CUDA GPU:
 #   scripts/gpu-check.sh [BUILD_DIR] [OUT_DIR]
-# Builds into BUILD_DIR (default: build) if it holds no build yet, then runs
-#   1. the test programs (the GPU tests must run, not skip),
-#   2. every step at 8192 x 8192 and 4099 x 8191, float and double, all variants, beside
-#      memcpy, the copy kernel and cuBLAS (CSV in OUT_DIR/results.csv),
-#   3. the tour (every step in order, one table),
-#   4. the access analyser against Nsight Compute (scripts/ncu_check.py; table in
-#      OUT_DIR/ncu.md), when ncu is installed,
-#   5. compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program and
-#      the [sanitize] GPU tests (scripts/sanitize.sh), when compute-sanitizer is installed.
-# PARTS (environment) picks parts: any of "tests steps tour ncu sanitizer" (default: all).
+# Builds into BUILD_DIR (default: build) if it holds no build yet, then runs these parts:
+#   tests      the CPU and GPU test programs (the GPU tests must run, not skip);
+#   programs   01-hello-world, every step as a student runs it, and the tour;
+#   bench      steps/bench: headline variants over sizes, every variant at 8192 x 8192 and at
+#              odd shapes, 02-naive's block shapes, a ladder of sizes (CSVs), and the plots;
+#   ncu        the access analyser against Nsight Compute, with DRAM traffic
+#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), when ncu is installed;
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program
+#              and the [sanitize] GPU tests (scripts/sanitize.sh), when it is installed.
+# PARTS (environment) picks parts (default: all, in that order), e.g. PARTS="tests ncu".
 # Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and ends with a
 # summary; exits non-zero if any part failed.
 set -uo pipefail
@@ -22,7 +22,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests steps tour ncu sanitizer}
+PARTS=${PARTS:-tests programs bench ncu sanitizer}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -55,30 +55,41 @@ if want tests; then
   part "gpu tests" "$BUILD/tests/gpu_tests"
 fi
 
-# 2. Every step, both sizes, both types, all variants, beside the references.
-if want steps; then
-part "01-hello-world" "$BUILD/steps/01-hello-world/01-hello-world" 3 4 2
-CSV="$OUT/results.csv"
-"$BUILD/common/references" --size 1 --format csv --reps 1 --warmup 0 2>/dev/null | head -n 1 >"$CSV"
-for step in $STEPS; do
-  for shape in "--rows 8192 --cols 8192" "--rows 4099 --cols 8191"; do
-    for dtype in float double; do
-      # shellcheck disable=SC2086
-      part "$step $shape $dtype" bash -c "'$BUILD/steps/$step/$step' --variant all $shape --dtype $dtype --format csv | tail -n +2 >>'$CSV'"
-    done
-  done
-done
-say ""; say "=== results (CSV: $CSV)"; column -s, -t <"$CSV" | cut -c1-160 | tee -a "$LOG"
+# 2. Every program once as a student runs it (default size, text tables), and the tour.
+if want programs; then
+  part "01-hello-world" "$BUILD/steps/01-hello-world/01-hello-world" 3 4 2
+  for step in $STEPS; do part "$step" "$BUILD/steps/$step/$step"; done
+  part "tour" "$BUILD/steps/tour"
 fi
 
-# 3. The tour.
-want tour && part "tour" "$BUILD/steps/tour"
+# 3. The benchmark (steps/bench.cpp): every step's headline variant and the references over
+#    the default sizes, float and double; every variant at 8192 x 8192 and at shapes whose
+#    rows are or are not whole 32-byte sectors; 02-naive's block shapes; a ladder of sizes.
+#    Then the plots (scripts/plot_results.py), when matplotlib is there.
+if want bench; then
+  part "bench" "$BUILD/steps/bench" --out "$OUT/bench.csv"
+  part "bench variants" "$BUILD/steps/bench" --sweep variants \
+    --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
+  part "bench block" "$BUILD/steps/bench" --sweep block --out "$OUT/block.csv"
+  part "bench size" "$BUILD/steps/bench" --sweep size --dtypes float --out "$OUT/size.csv"
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    cat "$OUT"/bench.csv "$OUT"/variants.csv "$OUT"/block.csv "$OUT"/size.csv \
+      >"$OUT/all.csv" 2>/dev/null
+    part "plots" python3 "$ROOT/scripts/plot_results.py" "$OUT/all.csv" --out "$OUT/plots"
+  else
+    SUMMARY+=("skip  plots (python3 has no matplotlib)")
+  fi
+fi
 
-# 4. Predictions against Nsight Compute.
+# 4. Predictions against Nsight Compute, and DRAM traffic.
 if ! want ncu; then
   :
 elif command -v ncu >/dev/null; then
-  part "ncu check" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --markdown "$OUT/ncu.md"
+  part "ncu check 8192" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --size 8192 \
+    --markdown "$OUT/ncu-8192.md"
+  part "ncu check 4099x8191" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4099 \
+    --cols 8191 --only 02-naive 05-multi-element 07-swizzle 08-diagonal references \
+    --markdown "$OUT/ncu-4099x8191.md"
 else
   SUMMARY+=("skip  ncu check (ncu not found)")
 fi
