@@ -15,7 +15,8 @@ Writes, as PNG and SVG, into the folder given with --out:
 
 The variant that stands for a step in `ladder` and `size`: the rows of bench's `headline` and
 `size` parts when the CSV has bench's `sweep` column; otherwise, for each step, the variant
-(and block) measured at the most matrices, ties going to the fastest. Repeated measurements of
+measured at the most matrices, ties going to the fastest (with its fastest block where one
+matrix was measured with several). Repeated measurements of
 one kernel on one matrix (the references run beside every step, say) count by their median.
 
 Runs without a GPU: it needs python3 and matplotlib (Debian: python3-matplotlib).
@@ -115,7 +116,10 @@ def points(rows):
 
 
 def headline_points(rows):
-    """The references and one (variant, block) for each step; see the module's docstring."""
+    """The references and one variant for each step; see the module's docstring. A variant
+    may run with a block that depends on the shape (07-swizzle's scalar path at odd shapes):
+    the variant is chosen, not the block. Where the chosen variant was measured with several
+    blocks on one matrix, the fastest stands for it."""
     pool = [r for r in rows if r["sweep"] in ("headline", "size")]
     if not pool:
         pool = [r for r in rows if r["sweep"] != "block"]
@@ -123,11 +127,16 @@ def headline_points(rows):
     by_step = defaultdict(lambda: defaultdict(list))
     for p in pts:
         if p["step"] != REFERENCES:
-            by_step[p["step"]][(p["variant"], p["block"])].append(p["gbps"])
+            by_step[p["step"]][p["variant"]].append(p["gbps"])
     chosen = {step: max(kinds, key=lambda k: (len(kinds[k]), statistics.median(kinds[k])))
               for step, kinds in by_step.items()}
-    return [p for p in pts
-            if p["step"] == REFERENCES or chosen[p["step"]] == (p["variant"], p["block"])]
+    best = {}
+    for p in pts:
+        if p["step"] == REFERENCES or chosen[p["step"]] == p["variant"]:
+            key = (p["step"], p["variant"], p["dtype"], p["rows"], p["cols"])
+            if key not in best or p["gbps"] > best[key]["gbps"]:
+                best[key] = p
+    return list(best.values())
 
 
 def find(pts, step, variant, dtype, shape):

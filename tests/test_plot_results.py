@@ -9,6 +9,8 @@
      Expects all four plots.
   3. On bad input (a missing file, a CSV without the expected columns): exit status 2 and a
      message, no traceback.
+  4. The choice of the variant that stands for a step: one whose block depends on the matrix
+     (07-swizzle's scalar path at odd shapes) still stands for it at every matrix.
 
 Exits 77 (skipped) when matplotlib cannot be imported.
 
@@ -81,6 +83,29 @@ def bench_form(sample_csv, path):
         w.writerows(out)
 
 
+def check_headline_choice(script):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("plot_results", script)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+
+    def row(step, variant, block, m, n, gbps):
+        return {"sweep": "headline", "step": step, "variant": variant, "block": block,
+                "dtype": "float", "rows": m, "cols": n, "gbps": gbps, "fits_l2": False}
+    rows = [row("references", "memcpy", "", 8192, 8192, 3000.0),
+            row("references", "memcpy", "", 4099, 8191, 2800.0),
+            row("07-swizzle", "tile64", "512x1", 8192, 8192, 2860.0),
+            row("07-swizzle", "tile64", "1024x1", 4099, 8191, 2080.0),
+            row("02-naive", "write-coalesced", "32x8", 8192, 8192, 1600.0),
+            row("02-naive", "write-coalesced", "32x8", 4099, 8191, 1700.0)]
+    pts = plot.headline_points(rows)
+    for m, n in ((8192, 8192), (4099, 8191)):
+        for step in ("07-swizzle", "02-naive", "references"):
+            check(any(p["step"] == step and (p["rows"], p["cols"]) == (m, n) for p in pts),
+                  f"headline choice: {step} stands at {m}x{n}")
+    check(len(pts) == len(rows), f"headline choice: one point per row ({len(pts)} of {len(rows)})")
+
+
 def main():
     script, sample = sys.argv[1], sys.argv[2]
     try:
@@ -90,6 +115,7 @@ def main():
         return SKIP
 
     check_plots(script, sample, ["ladder", "size", "sweep-variants"], "sample CSV")
+    check_headline_choice(script)
 
     with tempfile.TemporaryDirectory() as tmp:
         bench_csv = os.path.join(tmp, "bench.csv")

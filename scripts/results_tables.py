@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Writes the results tables of the README and the chapters from the committed measurements.
+
+A table in a Markdown file is a block between two comments; the opening comment says where the
+numbers come from, the lines up to the closing comment are generated:
+
+    <!-- table docs/results/bench.csv sweep=headline dtype=float rows=8192 cols=8192
+         columns=step,variant,median_ms,gbps,pct_copy,pct_cublas -->
+    | Step | Variant | median ms | GB/s | % copy | % cuBLAS |
+    ...
+    <!-- end -->
+
+Kinds of block (the first word of the comment):
+  table  SOURCE [FILTER...] [columns=C1,C2,...] [part=N]
+         The rows of SOURCE that pass every filter, in the source's order, with the chosen
+         columns (default: all). A column `shape` is "rows x cols". part=N: the Nth pipe
+         table of a Markdown source (default 1).
+  pivot  SOURCE [FILTER...] [value=gbps]
+         One line per step and variant, one column per matrix (shape and type), in the order
+         first seen; each cell is that measurement's value (default gbps).
+  spread SOURCE_A SOURCE_B [FILTER...]
+         One sentence: how far the GB/s of the same kernel on the same matrix differ between
+         two runs, in percent of the smaller value, over every pair that passes the filters.
+A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values). SOURCE is a path from the
+repository's root: a CSV (bench, tour or a step's --format csv) or a Markdown file holding one
+pipe table (scripts/ncu_check.py --markdown). Values are copied as the source spells them:
+the tables round nothing.
+
+Usage:
+  scripts/results_tables.py FILE...            rewrite the blocks of each FILE in place
+  scripts/results_tables.py --check FILE...    exit 1 if any block differs from its source
+Exit status: 0 up to date (or rewritten), 1 out of date (--check), 2 a bad block or source.
+"""
+import argparse
+import csv
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK = re.compile(r"<!--\s*(table|pivot|spread)\b(.*?)-->\n(.*?)<!--\s*end\s*-->", re.S)
+HEADINGS = {"step": "Step", "variant": "Variant", "block": "Block", "dtype": "Type",
+            "shape": "Matrix", "rows": "Rows", "cols": "Cols", "median_ms": "median ms",
+            "min_ms": "min ms", "max_ms": "max ms", "samples": "runs", "gbps": "GB/s",
+            "pct_peak": "% peak", "pct_copy": "% copy", "pct_cublas": "% cuBLAS",
+            "verified": "verified", "fits_l2": "in L2", "sweep": "part"}
+
+
+class BlockError(Exception):
+    """A block that cannot be generated; the message says why."""
+
+
+def read_source(path, part=1):
+    full = os.path.join(ROOT, path)
+    try:
+        with open(full, newline="", encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise BlockError(f"cannot read {path}: {e.strerror}")
+    if path.endswith(".md"):
+        tables, current = [], []
+        for line in text.splitlines() + [""]:
+            if line.strip().startswith("|"):
+                current.append([c.strip() for c in line.strip().strip("|").split("|")])
+            elif current:
+                tables.append(current)
+                current = []
+        if len(tables) < part:
+            raise BlockError(f"{path}: no pipe table number {part}")
+        header, body = tables[part - 1][0], tables[part - 1][2:]
+        return [dict(zip(header, cells)) for cells in body]
+    rows = [r for r in csv.DictReader(text.splitlines()) if r.get("step") not in (None, "step")]
+    if not rows:
+        raise BlockError(f"{path}: no rows")
+    return rows
+
+
+def value(row, column):
+    if column == "shape":
+        return f"{row['rows']} x {row['cols']}"
+    if column not in row:
+        raise BlockError(f"no column {column!r}")
+    return row[column]
+
+
+def parse_args(words):
+    filters, options, sources = {}, {}, []
+    for w in words:
+        if "=" not in w:
+            sources.append(w)
+            continue
+        key, val = w.split("=", 1)
+        if key in ("columns", "value", "part"):
+            options[key] = val.split(",")
+        else:
+            filters[key] = set(val.split(","))
+    return sources, filters, options
+
+
+def select(rows, filters):
+    out = []
+    for r in rows:
+        for key, wanted in filters.items():
+            if value(r, key) not in wanted:
+                break
+        else:
+            out.append(r)
+    if not out:
+        raise BlockError("no row passes the filters " +
+                         " ".join(f"{k}={','.join(sorted(v))}" for k, v in filters.items()))
+    return out
+
+
+def markdown(header, lines):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cells) + " |" for cells in lines]
+    return "\n".join(out) + "\n"
+
+
+def make_table(sources, filters, options):
+    if len(sources) != 1:
+        raise BlockError("table takes one source")
+    rows = select(read_source(sources[0], int((options.get("part") or ["1"])[0])), filters)
+    columns = options.get("columns") or list(rows[0].keys())
+    return markdown([HEADINGS.get(c, c) for c in columns],
+                    [[value(r, c) for c in columns] for r in rows])
+
+
+def make_pivot(sources, filters, options):
+    if len(sources) != 1:
+        raise BlockError("pivot takes one source")
+    rows = select(read_source(sources[0]), filters)
+    column = (options.get("value") or ["gbps"])[0]
+    matrices, kernels, cells = [], [], {}
+    for r in rows:
+        matrix = f"{value(r, 'shape')} {r['dtype']}"
+        kernel = (r["step"], r["variant"])
+        if matrix not in matrices:
+            matrices.append(matrix)
+        if kernel not in kernels:
+            kernels.append(kernel)
+        if (kernel, matrix) in cells:
+            raise BlockError(f"two rows for {'/'.join(kernel)} at {matrix}: filter more")
+        cells[(kernel, matrix)] = value(r, column)
+    header = ["Step", "Variant"] + [f"{m} ({HEADINGS.get(column, column)})" for m in matrices]
+    return markdown(header, [[k[0], k[1]] + [cells.get((k, m), "-") for m in matrices]
+                             for k in kernels])
+
+
+def make_spread(sources, filters, options):
+    if len(sources) != 2:
+        raise BlockError("spread takes two sources")
+    key = ("step", "variant", "dtype", "rows", "cols")
+    a = {tuple(r[k] for k in key): r for r in select(read_source(sources[0]), filters)}
+    b = {tuple(r[k] for k in key): r for r in select(read_source(sources[1]), filters)}
+    pairs = []
+    for k in a:
+        if k in b:
+            x, y = float(a[k]["gbps"]), float(b[k]["gbps"])
+            pairs.append((abs(x - y) / min(x, y) * 100, k, a[k]["gbps"], b[k]["gbps"]))
+    if not pairs:
+        raise BlockError("the two sources share no measurement")
+    pairs.sort()
+    worst = pairs[-1]
+    middle = pairs[len(pairs) // 2][0] if len(pairs) % 2 else \
+        (pairs[len(pairs) // 2 - 1][0] + pairs[len(pairs) // 2][0]) / 2
+    step, variant, dtype, m, n = worst[1]
+    return (f"Between `{sources[0]}` and `{sources[1]}`, over the {len(pairs)} measurements "
+            f"both hold, the GB/s of one kernel on one matrix differ by {middle:.2f}% at the "
+            f"median and by at most {worst[0]:.2f}% ({step}/{variant}, {m} x {n} {dtype}: "
+            f"{worst[2]} and {worst[3]} GB/s).\n")
+
+
+MAKERS = {"table": make_table, "pivot": make_pivot, "spread": make_spread}
+
+
+def render(text, name):
+    def replace(match):
+        kind, args = match.group(1), match.group(2).split()
+        try:
+            body = MAKERS[kind](*parse_args(args))
+        except BlockError as e:
+            raise BlockError(f"{name}: block `{kind} {' '.join(args)}`: {e}")
+        whole, start = match.group(0), match.start(0)
+        return whole[:match.start(3) - start] + body + whole[match.end(3) - start:]
+    return BLOCK.sub(replace, text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="only check; rewrite nothing")
+    ap.add_argument("files", nargs="+", help="Markdown files with table blocks")
+    args = ap.parse_args(argv)
+    stale = []
+    for name in args.files:
+        try:
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+            new = render(text, name)
+        except (OSError, BlockError) as e:
+            print(f"results_tables.py: {e}", file=sys.stderr)
+            return 2
+        if new != text:
+            stale.append(name)
+            if not args.check:
+                with open(name, "w", encoding="utf-8") as f:
+                    f.write(new)
+    if args.check and stale:
+        print("results_tables.py: out of date with the committed results (run "
+              "scripts/results_tables.py on them): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    for name in stale:
+        print(f"rewrote {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

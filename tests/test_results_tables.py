@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Tests scripts/results_tables.py, then checks the repository's own tables with it.
+
+  1. A block whose table differs from the committed CSV fails --check (exit 1); rewriting it
+     puts the CSV's numbers in, and --check passes then.
+  2. A bad block (an unknown column, a filter no row passes, a missing source) exits 2 with
+     one message and no traceback.
+  3. Every table block in the given Markdown files (README.md and docs/*.md) matches the
+     committed results it names.
+
+Usage: test_results_tables.py SCRIPT RESULTS_CSV FILE...   (RESULTS_CSV relative to the root)
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok     " if ok else "FAILED ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def main():
+    script, results, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(script)))
+    with open(os.path.join(root, results), newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["step"] == "02-naive")
+    block = (f"<!-- table {results} step=02-naive variant={row['variant']} dtype={row['dtype']} "
+             f"rows={row['rows']} cols={row['cols']} columns=step,shape,gbps -->\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "page.md")
+        with open(page, "w") as f:
+            f.write("# A page\n\n" + block + "| Step | Matrix | GB/s |\n|---|---|---|\n"
+                    f"| 02-naive | {row['rows']} x {row['cols']} | 12345.6 |\n<!-- end -->\n")
+        r = run(script, "--check", page)
+        check(r.returncode == 1 and "out of date" in r.stderr,
+              f"a stale table fails --check (got {r.returncode}: {r.stderr.strip()})")
+        r = run(script, page)
+        with open(page) as f:
+            text = f.read()
+        check(r.returncode == 0 and f"| {row['gbps']} |" in text and "12345.6" not in text,
+              f"rewriting puts the CSV's {row['gbps']} GB/s in (exit {r.returncode})")
+        check(run(script, "--check", page).returncode == 0, "the rewritten table passes --check")
+
+        for bad, what in ((block.replace("columns=step", "columns=nosuch"), "an unknown column"),
+                          (block.replace("step=02-naive", "step=99-none"), "a filter no row passes"),
+                          (block.replace(results, "docs/results/missing.csv"), "a missing source")):
+            with open(page, "w") as f:
+                f.write(bad + "<!-- end -->\n")
+            r = run(script, "--check", page)
+            check(r.returncode == 2 and "results_tables.py:" in r.stderr
+                  and "Traceback" not in r.stderr,
+                  f"{what}: exit status 2 and one message (got {r.returncode}: "
+                  f"{r.stderr.strip()})")
+
+    r = run(script, "--check", *files)
+    check(r.returncode == 0, f"the tables of {len(files)} pages match the committed results "
+          f"({r.stderr.strip()})")
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
