@@ -15,9 +15,10 @@ Kinds of block (the first word of the comment):
          The rows of SOURCE that pass every filter, in the source's order, with the chosen
          columns (default: all). A column `shape` is "rows x cols". part=N: the Nth pipe
          table of a Markdown source (default 1).
-  pivot  SOURCE [FILTER...] [value=gbps]
+  pivot  SOURCE [FILTER...] [value=gbps] [flip=yes]
          One line per step and variant, one column per matrix (shape and type), in the order
-         first seen; each cell is that measurement's value (default gbps).
+         first seen; each cell is that measurement's value (default gbps). flip=yes: one
+         line per matrix, one column per step and variant.
   spread SOURCE_A SOURCE_B [FILTER...]
          One sentence: how far the GB/s of the same kernel on the same matrix differ between
          two runs, in percent of the smaller value, over every pair that passes the filters.
@@ -90,7 +91,7 @@ def parse_args(words):
             sources.append(w)
             continue
         key, val = w.split("=", 1)
-        if key in ("columns", "value", "part"):
+        if key in ("columns", "value", "part", "flip"):
             options[key] = val.split(",")
         else:
             filters[key] = set(val.split(","))
@@ -142,7 +143,12 @@ def make_pivot(sources, filters, options):
         if (kernel, matrix) in cells:
             raise BlockError(f"two rows for {'/'.join(kernel)} at {matrix}: filter more")
         cells[(kernel, matrix)] = value(r, column)
-    header = ["Step", "Variant"] + [f"{m} ({HEADINGS.get(column, column)})" for m in matrices]
+    unit = HEADINGS.get(column, column)
+    if options.get("flip") == ["yes"]:
+        header = [f"Matrix ({unit})"] + [f"{k[0]} {k[1]}" for k in kernels]
+        return markdown(header, [[m] + [cells.get((k, m), "-") for k in kernels]
+                                 for m in matrices])
+    header = ["Step", "Variant"] + [f"{m} ({unit})" for m in matrices]
     return markdown(header, [[k[0], k[1]] + [cells.get((k, m), "-") for m in matrices]
                              for k in kernels])
 
