@@ -26,6 +26,7 @@ Usage: scripts/plot_results.py results.csv --out DIR
 import argparse
 import csv
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -209,9 +210,26 @@ def save(fig, out_dir, name, written, bottom=0.0):
     fig.tight_layout(rect=(0, bottom, 1, 1))
     for ext in FORMATS:
         path = os.path.join(out_dir, f"{name}.{ext}")
-        fig.savefig(path, dpi=120)
+        if ext == "svg":
+            fig.savefig(path, dpi=120, metadata={"Date": None})  # same data, same bytes
+            fit_width(path)
+        else:
+            fig.savefig(path, dpi=120)
         written.append(path)
     plt.close(fig)
+
+
+def fit_width(path):
+    """Makes an SVG as wide as the page that shows it, not wider: the root's fixed width and
+    height become width="100%" (the viewBox keeps the proportions)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("<svg")
+    end = text.index(">", start)
+    root = text[start:end]
+    fitted = re.sub(r'\s(width|height)="[^"]*"', "", root).replace("<svg", '<svg width="100%"', 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + fitted + text[end:])
 
 
 # --- The plots. --------------------------------------------------------------------------
