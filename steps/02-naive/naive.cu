@@ -9,9 +9,10 @@
 // and writes them down one output column, 32 elements apart: 32 sectors. Swap the roles of
 // x and y and the strided side moves from the writes to the reads. Both variants are here.
 //
-// Expected effect: the strided side moves 8 times the bytes it uses, so a variant sits far
-// under the copy (about 30% of it on an H100). Which variant wins is a measurement: the
-// chapter (docs/02-naive.md) shows it.
+// Expected effect: the strided side touches 8 times the sectors it uses, so both variants
+// sit far under the copy. On an H100 the faster one (write-coalesced) reaches about half of
+// it, the other about a sixth; which variant wins, and why the caches make the difference,
+// is a measurement: the chapter (docs/02-naive.md) shows it.
 //
 // Run:   02-naive                                   # 8192 x 8192 float, default variant
 //        02-naive --variant all --block 16x16       # both variants, another block shape
