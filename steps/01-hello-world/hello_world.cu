@@ -100,7 +100,7 @@ int run(int argc, char** argv) {
     throw tt::UsageError(os.str());
   }
   // Device printf writes into a FIFO that is drained at synchronisation; make it large
-  // enough for every line, or the lines that do not fit are silently dropped.
+  // enough for every line: it is circular, and output that does not fit overwrites older lines.
   const std::size_t fifo = static_cast<std::size_t>(n) * m * k * 64 + (1 << 20);
   TT_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, fifo));
 
