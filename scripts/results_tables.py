@@ -36,10 +36,12 @@ import argparse
 import csv
 import os
 import re
+import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCK = re.compile(r"<!--\s*(table|pivot|spread)\b(.*?)-->\n(.*?)<!--\s*end\s*-->", re.S)
+# (opening comment: kind, arguments) (generated lines) (closing comment)
+BLOCK = re.compile(r"(<!--\s*(table|pivot|spread)\b(.*?)-->\n)(.*?)(<!--\s*end\s*-->)", re.S)
 HEADINGS = {"step": "Step", "variant": "Variant", "block": "Block", "dtype": "Type",
             "shape": "Matrix", "rows": "Rows", "cols": "Cols", "median_ms": "median ms",
             "min_ms": "min ms", "max_ms": "max ms", "samples": "runs", "gbps": "GB/s",
@@ -166,10 +168,8 @@ def make_spread(sources, filters, options):
             pairs.append((abs(x - y) / min(x, y) * 100, k, a[k]["gbps"], b[k]["gbps"]))
     if not pairs:
         raise BlockError("the two sources share no measurement")
-    pairs.sort()
-    worst = pairs[-1]
-    middle = pairs[len(pairs) // 2][0] if len(pairs) % 2 else \
-        (pairs[len(pairs) // 2 - 1][0] + pairs[len(pairs) // 2][0]) / 2
+    worst = max(pairs)
+    middle = statistics.median(p[0] for p in pairs)
     step, variant, dtype, m, n = worst[1]
     return (f"Between `{sources[0]}` and `{sources[1]}`, over the {len(pairs)} measurements "
             f"both hold, the GB/s of one kernel on one matrix differ by {middle:.2f}% at the "
@@ -182,13 +182,13 @@ MAKERS = {"table": make_table, "pivot": make_pivot, "spread": make_spread}
 
 def render(text, name):
     def replace(match):
-        kind, args = match.group(1), match.group(2).split()
+        opening, kind, args, _, closing = match.groups()
+        args = args.split()
         try:
             body = MAKERS[kind](*parse_args(args))
         except BlockError as e:
             raise BlockError(f"{name}: block `{kind} {' '.join(args)}`: {e}")
-        whole, start = match.group(0), match.start(0)
-        return whole[:match.start(3) - start] + body + whole[match.end(3) - start:]
+        return opening + body + closing
     return BLOCK.sub(replace, text)
 
 
