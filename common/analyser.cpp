@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace tt {
 
@@ -59,6 +60,22 @@ int first_lane(const WarpAddresses& a, int width, int l0, int l1, std::int64_t w
   }
   return -1;
 }
+
+}  // namespace
+
+std::string lane_list(const std::vector<int>& lanes) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < lanes.size();) {
+    std::size_t j = i;
+    while (j + 1 < lanes.size() && lanes[j + 1] == lanes[j] + 1) ++j;
+    os << (i ? ", " : "") << lanes[i];
+    if (j > i) os << "-" << lanes[j];
+    i = j + 1;
+  }
+  return os.str();
+}
+
+namespace {
 
 /// Escapes the characters XML gives a meaning to.
 std::string xml_escape(const std::string& s) {
@@ -153,36 +170,67 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
   const std::uint64_t blocks = gx * gy * gz;
   // Visit every block, or max_blocks of them spread over the grid: i -> i * step mod blocks
   // with step coprime to blocks is a permutation, so the sample hits edge tiles in proportion.
-  const bool sample = blocks > max_blocks;
+  const bool sample = max_blocks != 0 && blocks > max_blocks;
+  const std::uint64_t visits = sample ? max_blocks : blocks;
   std::uint64_t step = 1;
   if (sample) {
     step = 2654435761ull % blocks;
     while (std::gcd(step, blocks) != 1) ++step;
   }
   const int warps = static_cast<int>(ceil_div(plan.block.x * plan.block.y * plan.block.z, 32));
-  AccessTotals t;
-  t.sampled = sample;
-  for (std::uint64_t i = 0; i < (sample ? max_blocks : blocks); ++i) {
-    const std::uint64_t b = sample ? (i * step) % blocks : i;
-    const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
-                      static_cast<unsigned>(b / (gx * gy))};
-    for (int w = 0; w < warps; ++w) {
-      for (int it = 0; it < access.iterations; ++it) {
-        const auto a = warp_addresses(access, plan, block, w, it);
-        if (std::none_of(a.begin(), a.end(), [](const auto& x) { return x.has_value(); }))
-          continue;  // no active lane: the warp skips the instruction
-        ++t.instructions;
-        if (access.space == Space::shared) {
-          const auto c = shared_cost(a, access.width);
-          t.cost += static_cast<std::uint64_t>(c.wavefronts);
-          t.ideal += static_cast<std::uint64_t>(c.ideal);
-        } else {
-          const auto c = global_cost(a, access.width);
-          t.cost += static_cast<std::uint64_t>(c.sectors);
-          t.ideal += static_cast<std::uint64_t>(c.ideal_sectors);
+
+  // Each worker sums a contiguous range of visits; the sums are added at the end.
+  const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(std::max(1u, std::thread::hardware_concurrency()), visits / 64)));
+  std::vector<AccessTotals> part(workers);
+  const auto work = [&](unsigned w) {
+    AccessTotals& t = part[w];
+    for (std::uint64_t i = visits * w / workers; i < visits * (w + 1) / workers; ++i) {
+      const std::uint64_t b = sample ? (i * step) % blocks : i;
+      const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
+                        static_cast<unsigned>(b / (gx * gy))};
+      for (int wp = 0; wp < warps; ++wp) {
+        for (int it = 0; it < access.iterations; ++it) {
+          const auto a = warp_addresses(access, plan, block, wp, it);
+          const auto active = std::count_if(a.begin(), a.end(), [](const auto& x) { return x.has_value(); });
+          if (active == 0) continue;  // no active lane: the warp skips the instruction
+          ++t.instructions;
+          t.lanes += static_cast<std::uint64_t>(active);
+          if (access.space == Space::shared) {
+            const auto c = shared_cost(a, access.width);
+            t.cost += static_cast<std::uint64_t>(c.wavefronts);
+            t.ideal += static_cast<std::uint64_t>(c.ideal);
+          } else {
+            const auto c = global_cost(a, access.width);
+            t.cost += static_cast<std::uint64_t>(c.sectors);
+            t.ideal += static_cast<std::uint64_t>(c.ideal_sectors);
+          }
         }
       }
     }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& th : pool) th.join();
+
+  AccessTotals t;
+  for (const auto& p : part) {
+    t.instructions += p.instructions;
+    t.cost += p.cost;
+    t.ideal += p.ideal;
+    t.lanes += p.lanes;
+  }
+  t.blocks = blocks;
+  t.visited = visits;
+  if (sample) {  // scale the sample's counts to the launch
+    const auto scale = [&](std::uint64_t x) {
+      return static_cast<std::uint64_t>(static_cast<long double>(x) * blocks / visits + 0.5L);
+    };
+    t.instructions = scale(t.instructions);
+    t.cost = scale(t.cost);
+    t.ideal = scale(t.ideal);
+    t.lanes = scale(t.lanes);
   }
   return t;
 }
@@ -291,10 +339,8 @@ std::string sector_picture(const WarpAddresses& a, int width) {
       os << "  ... " << by_sector.size() - 12 << " more sectors\n";
       break;
     }
-    os << "  +" << std::setw(8) << s * kSectorBytes - base << " <- lane";
-    os << (lanes.size() > 1 ? "s " : " ") << lanes.front();
-    if (lanes.size() > 1) os << "-" << lanes.back();
-    os << "\n";
+    os << "  +" << std::setw(8) << s * kSectorBytes - base << " <- lane"
+       << (lanes.size() > 1 ? "s " : " ") << lane_list(lanes) << "\n";
   }
   return os.str();
 }

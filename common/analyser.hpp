@@ -65,22 +65,35 @@ WarpAddresses warp_addresses(const Access& access, const LaunchPlan& plan, uint3
                              int iteration);
 
 /// One access summed over a launch: what Nsight Compute's counters should show.
+///
+/// The analyser visits every block of the launch, or an even sample of them on large grids
+/// (blocks inside the matrix all behave alike; the sample keeps edge blocks in proportion).
+/// When it samples, the counts below are the sample's, scaled to the whole launch: an
+/// estimate, exact only for the per-instruction averages of grids whose blocks behave alike.
 struct AccessTotals {
   std::uint64_t instructions = 0;  ///< Warp-level executions (warps with an active lane).
   std::uint64_t cost = 0;          ///< Wavefronts (shared) or sectors (global).
   std::uint64_t ideal = 0;         ///< The ideal for the same instructions.
-  bool sampled = false;            ///< True when only a sample of the blocks was visited.
+  std::uint64_t lanes = 0;         ///< Active lanes, summed over those instructions.
+  std::uint64_t blocks = 0;        ///< Blocks of the launch.
+  std::uint64_t visited = 0;       ///< Blocks visited (== blocks unless sampled).
+  /// Whether only a sample of the blocks was visited (the counts are then scaled estimates).
+  bool sampled() const { return visited < blocks; }
   /// Cost per instruction (wavefronts / instruction, or sectors / request).
   double per_instruction() const { return instructions ? double(cost) / instructions : 0.0; }
   /// Ideal per instruction.
   double ideal_per_instruction() const { return instructions ? double(ideal) / instructions : 0.0; }
+  /// Active lanes per instruction (32 for a full warp).
+  double lanes_per_instruction() const { return instructions ? double(lanes) / instructions : 0.0; }
 };
 
+/// Blocks the analyser visits by default before it samples instead.
+constexpr std::uint64_t kDefaultSampleBlocks = 1u << 14;
+
 /// Sums @p access over every warp and iteration of the launch, or over an even sample of
-/// @p max_blocks blocks on larger grids (interior warps all behave alike; the sample keeps
-/// edge blocks in proportion).
+/// @p max_blocks blocks on larger grids (0: every block), on all cores.
 AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
-                            std::uint64_t max_blocks = 1u << 14);
+                            std::uint64_t max_blocks = kDefaultSampleBlocks);
 
 /// A 32-column picture of which bank each lane hits, one row per wavefront.
 std::string bank_picture(const WarpAddresses& a, int width);
@@ -96,6 +109,9 @@ struct BankFigure {
 /// instruction a row of 32 banks per wavefront, each cell naming (and coloured by) the lowest
 /// lane that the bank serves in that wavefront.
 std::string bank_svg(const std::vector<BankFigure>& figures);
+
+/// Lanes as a short list: runs of consecutive lanes as ranges, "0-7, 16-23" or "0, 16".
+std::string lane_list(const std::vector<int>& lanes);
 
 /// A picture of the sectors and lines that one warp's global access touches.
 std::string sector_picture(const WarpAddresses& a, int width);

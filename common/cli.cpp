@@ -113,24 +113,29 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
       ->check(whole_number(1, 100000));
   auto* variant = app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
   std::string block;
-  CLI::Option* block_option = nullptr;
-  if (step.takes_block) {
-    std::ostringstream def;
-    def << step.default_block.x << "x" << step.default_block.y;
-    block_option = app.add_option("-b,--block", block,
-                                  "Thread block WIDTHxHEIGHT (default " + def.str() + ")");
-  }
+  std::ostringstream def;
+  def << step.default_block.x << "x" << step.default_block.y;
+  CLI::Option* block_option = app.add_option(
+      "-b,--block", block,
+      step.takes_block ? "Thread block WIDTHxHEIGHT (default " + def.str() + ")"
+                       : "Thread block WIDTHxHEIGHT: only where the block is free (02-naive); "
+                         "here each variant's tile sets its block");
   std::string format = "text";
   app.add_option("-f,--format", format,
-                 "Output: a table, CSV rows or one JSON object a line; with --explain, svg draws "
-                 "the banks of the shared-memory accesses")
+                 "Output, of the measurements and of --explain alike: a table (text), CSV rows or "
+                 "one JSON object a line; svg (with --explain only) draws the banks of the "
+                 "shared-memory accesses")
       ->check(CLI::IsMember({"text", "csv", "json", "svg"}));
   app.add_option("-d,--device", o.device, "CUDA device index")->check(whole_number(0, 1023));
   app.add_flag("--explain", o.explain,
                "Print the predicted bank conflicts and sectors of every memory instruction "
                "(no GPU needed)");
-  app.add_option("--warp", o.warp, "With --explain: the warp of block (0, 0) to draw")
-      ->check(whole_number(0, 31));
+  auto* warp = app.add_option("--warp", o.warp, "With --explain: the warp of block (0, 0) to draw")
+                   ->check(whole_number(0, 31));
+  auto* sample = app.add_option("--sample", o.sample,
+                                "With --explain: analyse at most this many blocks, spread evenly "
+                                "over the grid, and scale the counts up (0: every block, exact)")
+                     ->check(whole_number(0, 1000000000));
   app.add_flag("--list", o.list, "List the variants and exit");
   bool no_compare = false;
   app.add_flag("--no-compare", no_compare,
@@ -146,9 +151,17 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
                                 : Format::text;
   if (o.format == Format::svg && !o.explain)
     throw UsageError("--format svg draws the access analysis: it needs --explain");
+  for (const CLI::Option* opt : {warp, sample})
+    if (opt->count() > 0 && !o.explain)
+      throw UsageError(opt->get_name() + " chooses what --explain shows: it needs --explain");
   o.compare = !no_compare;
   // Given but empty ("--block ''") is refused like any other malformed value.
-  if (block_option != nullptr && block_option->count() > 0) o.block = parse_block(block);
+  if (block_option->count() > 0 && !step.takes_block)
+    throw UsageError("--block: " + step.id +
+                     " takes no block shape: the tile of each variant fixes who moves which "
+                     "element, so the block comes with the variant (--list shows them); only "
+                     "02-naive, whose threads each move one element, takes --block");
+  if (block_option->count() > 0) o.block = parse_block(block);
   if (step.takes_block && !o.block) o.block = step.default_block;
 
   // Checks that need no GPU.

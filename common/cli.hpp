@@ -29,6 +29,7 @@ struct Options {
   int device = 0;                   ///< --device INDEX
   bool explain = false;             ///< --explain: access analysis, no GPU needed
   int warp = 0;                     ///< --warp: which warp of block (0, 0) --explain draws
+  std::uint64_t sample = 16384;     ///< --sample: blocks --explain visits (0: every block)
   bool list = false;                ///< --list: print the variants and exit
   bool compare = true;              ///< run memcpy, the copy kernel and cuBLAS in the same run
 };

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <cstdio>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -31,14 +32,6 @@ std::string fixed(double v, int digits) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(digits) << v;
   return os.str();
-}
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
 }
 }  // namespace
 
@@ -84,6 +77,23 @@ std::string csv_row(const Result& r) {
      << opt(r.pct_cublas) << "," << (r.verified ? "true" : "false") << ","
      << (r.fits_l2 ? "true" : "false") << ",\"" << r.device << "\"," << r.cuda << "," << r.date;
   return os.str();
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      o += buf;
+    } else {
+      o += c;
+    }
+  }
+  return o;
 }
 
 std::string json_line(const Result& r) {

@@ -47,6 +47,9 @@ std::string csv_row(const Result& r);
 /// One JSON object on one line for @p r (no newline).
 std::string json_line(const Result& r);
 
+/// @p s with the characters JSON strings escape (quote, backslash, control characters) escaped.
+std::string json_escape(const std::string& s);
+
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now();
 

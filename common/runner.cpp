@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -14,6 +15,26 @@
 #include "verify.hpp"
 
 namespace tt {
+
+void check_limits(const LaunchPlan& p, const std::string& name) {
+  // Limits of every device of compute capability 7.5 or newer (the oldest this course builds
+  // for): a device may allow more, never less.
+  constexpr long long kThreads = 1024, kBlockXY = 1024, kBlockZ = 64;
+  constexpr long long kGridX = 2147483647, kGridYZ = 65535;
+  constexpr std::size_t kStaticShared = 48 * 1024;
+  const DeviceInfo any = [] {
+    DeviceInfo d;
+    d.name = "every CUDA device";
+    d.max_threads_per_block = static_cast<int>(kThreads);
+    d.max_block_dim[0] = d.max_block_dim[1] = static_cast<int>(kBlockXY);
+    d.max_block_dim[2] = static_cast<int>(kBlockZ);
+    d.max_grid_dim[0] = static_cast<int>(kGridX);
+    d.max_grid_dim[1] = d.max_grid_dim[2] = static_cast<int>(kGridYZ);
+    d.shared_per_block = kStaticShared;
+    return d;
+  }();
+  check_plan(any, p, name);
+}
 
 void check_plan(const DeviceInfo& dev, const LaunchPlan& p, const std::string& name) {
   std::ostringstream os;
@@ -31,8 +52,10 @@ void check_plan(const DeviceInfo& dev, const LaunchPlan& p, const std::string& n
          << dev.max_block_dim[i];
     else if (grid[i] > static_cast<unsigned>(dev.max_grid_dim[i]))
       os << name << ": the matrix needs " << grid[i] << " blocks along grid." << axis[i]
-         << ", more than the device allows (" << dev.max_grid_dim[i]
-         << "); use a smaller matrix (grid.y counts tiles of rows)";
+         << ", more than " << (dev.name.empty() ? "the device" : dev.name) << " allows ("
+         << dev.max_grid_dim[i] << "); use a smaller matrix (grid." << axis[i]
+         << " counts blocks of " << (i == 0 ? p.block.x : i == 1 ? p.block.y : p.block.z)
+         << " along this side)";
   }
   if (os.str().empty() && p.shared_bytes > dev.shared_per_block)
     os << name << ": " << p.shared_bytes << " bytes of shared memory exceed the device's "
@@ -156,9 +179,55 @@ std::vector<Result> measure(const DeviceInfo& dev, const Problem& pb,
                                 : measure_typed<double>(dev, pb, selected, cfg, log);
 }
 
-void explain(const Step& step, const Variant& v, const Problem& pb, int warp, std::ostream& out) {
-  const LaunchPlan plan = v.plan(pb);
-  out << step.id << "/" << v.name << ": " << v.summary << "\n";
+Analysis analyse(const Step& step, const Variant& v, const Problem& pb,
+                 std::uint64_t sample_blocks) {
+  Analysis a{&step, &v, pb, v.plan(pb), {}};
+  check_limits(a.plan, step.id + "/" + v.name);
+  for (const auto& access : a.plan.accesses)
+    a.totals.push_back(analyse_access(access, a.plan, sample_blocks));
+  return a;
+}
+
+void check_warp(const LaunchPlan& plan, int warp) {
+  const long long threads = static_cast<long long>(plan.block.x) * plan.block.y * plan.block.z;
+  const long long warps = (threads + 31) / 32;
+  if (warp >= warps) {
+    std::ostringstream os;
+    os << "--warp " << warp << ": a block of " << threads << " thread(s) has "
+       << (warps == 1 ? "only warp 0" : "warps 0 to " + std::to_string(warps - 1));
+    throw UsageError(os.str());
+  }
+}
+
+namespace {
+
+std::string fixed2(double x) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(2);
+  os << x;
+  return os.str();
+}
+
+/// "each thread issues 4 global loads of 16 bytes before its first store: 64 bytes in flight"
+std::string in_flight(const LaunchPlan& p) {
+  if (p.loads_per_thread == 0) return "";
+  std::ostringstream os;
+  const bool tiled = std::any_of(p.accesses.begin(), p.accesses.end(),
+                                 [](const Access& x) { return x.space == Space::shared; });
+  os << "each thread issues " << p.loads_per_thread << " global load"
+     << (p.loads_per_thread > 1 ? "s" : "") << " of " << p.load_bytes << " bytes before its first "
+     << (tiled ? "shared store" : "store") << ": " << p.loads_per_thread * p.load_bytes
+     << " bytes in flight a thread";
+  return os.str();
+}
+
+}  // namespace
+
+void explain(const Analysis& a, int warp, std::ostream& out) {
+  const LaunchPlan& plan = a.plan;
+  const Problem& pb = a.problem;
+  out << a.step->id << "/" << a.variant->name << ": " << a.variant->summary << "\n";
   out << "  " << pb.shape.rows << " x " << pb.shape.cols << " " << dtype_name(pb.dtype)
       << ", block " << plan.block.x << " x " << plan.block.y << " threads, grid " << plan.grid.x
       << " x " << plan.grid.y << " blocks";
@@ -168,69 +237,124 @@ void explain(const Step& step, const Variant& v, const Problem& pb, int warp, st
     out << "  (a library call: its accesses are not ours to analyse)\n";
     return;
   }
-  out << "\n  Predicted cost of each memory instruction, averaged over every warp of the launch:\n";
-  for (const auto& a : plan.accesses) {
-    const AccessTotals t = analyse_access(a, plan);
+  if (!plan.kernel.empty()) out << "  kernel " << plan.kernel << "\n";
+  if (!in_flight(plan).empty()) out << "  " << in_flight(plan) << "\n";
+  check_warp(plan, warp);
+
+  out << "\n  Predicted cost of each memory instruction, averaged over every warp of the launch\n"
+      << "  (ideal: the fewest sectors or wavefronts the bytes of the same active lanes need):\n";
+  bool sampled = false;
+  for (std::size_t i = 0; i < plan.accesses.size(); ++i) {
+    const Access& x = plan.accesses[i];
+    const AccessTotals& t = a.totals[i];
+    sampled = sampled || t.sampled();
     std::ostringstream line;
-    line.setf(std::ios::fixed);
-    line.precision(2);
-    line << "  " << kind_name(a) << " (" << a.width << " B)  " << a.code << "\n      "
-         << t.per_instruction() << " " << unit_name(a) << ", ideal " << t.ideal_per_instruction();
+    line << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code << "\n      "
+         << fixed2(t.per_instruction()) << " " << unit_name(x) << ", ideal "
+         << fixed2(t.ideal_per_instruction());
     if (t.per_instruction() > 1.05 * t.ideal_per_instruction())
-      line << "  -> " << t.per_instruction() / t.ideal_per_instruction() << "x the ideal";
-    line << "   (" << t.instructions << " warp instructions" << (t.sampled ? ", sampled" : "")
-         << ")\n";
+      line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
+    line << "   (" << t.instructions << " warp instructions)\n";
+    if (t.instructions && t.lanes_per_instruction() < 31.0)
+      line << "      -> only " << fixed2(t.lanes_per_instruction())
+           << " of 32 lanes active per instruction on average: a full warp would need "
+           << fixed2(32.0 / t.lanes_per_instruction()) << "x fewer instructions\n";
     out << line.str();
   }
+  if (sampled) {
+    out << "  The counts are estimates: the analysis visited " << a.totals.front().visited
+        << " of the launch's " << a.totals.front().blocks
+        << " blocks, spread evenly over the grid, and scaled up (--sample 0 visits every "
+           "block).\n";
+  }
   out << "\n  Warp " << warp << " of block (0, 0), lane by lane:\n";
-  for (const auto& a : plan.accesses) {
-    const auto addr = warp_addresses(a, plan, uint3{0, 0, 0}, warp, 0);
-    out << "\n  " << kind_name(a) << ": " << a.code << "\n";
-    if (a.space == Space::shared) {
-      const SharedCost c = shared_cost(addr, a.width);
+  for (const auto& x : plan.accesses) {
+    const auto addr = warp_addresses(x, plan, uint3{0, 0, 0}, warp, 0);
+    out << "\n  " << kind_name(x) << ": " << x.code << "\n";
+    if (std::none_of(addr.begin(), addr.end(), [](const auto& v) { return v.has_value(); })) {
+      out << "  (no lane of this warp executes it in the first pass: its elements are outside "
+             "the matrix)\n";
+      continue;
+    }
+    if (x.space == Space::shared) {
+      const SharedCost c = shared_cost(addr, x.width);
       out << "  " << c.wavefronts << " wavefront(s), ideal " << c.ideal << " (" << c.phases
-          << " phase(s) of " << lanes_per_phase(a.width) << " lanes)\n"
-          << bank_picture(addr, a.width);
+          << " phase(s) of " << lanes_per_phase(x.width) << " lanes)\n"
+          << bank_picture(addr, x.width);
     } else {
-      const GlobalCost c = global_cost(addr, a.width);
+      const GlobalCost c = global_cost(addr, x.width);
       out << "  " << c.sectors << " sector(s) of 32 B in " << c.lines << " line(s) of 128 B, ideal "
           << c.ideal_sectors << "\n"
-          << sector_picture(addr, a.width);
+          << sector_picture(addr, x.width);
     }
   }
 }
 
-void explain_csv(const Step& step, const Variant& v, const Problem& pb, bool header,
-                 std::ostream& out) {
+void explain_csv(const Analysis& a, bool header, std::ostream& out) {
   if (header)
-    out << "step,variant,dtype,rows,cols,block,kind,width,code,instructions,predicted,ideal,unit\n";
-  const LaunchPlan plan = v.plan(pb);
-  for (const auto& a : plan.accesses) {
-    const AccessTotals t = analyse_access(a, plan);
-    std::string code = a.code;
-    for (auto& c : code)
+    out << "step,variant,dtype,rows,cols,block,kind,width,code,instructions,predicted,ideal,unit,"
+           "lanes,kernel,loads_per_thread,load_bytes\n";
+  const LaunchPlan& plan = a.plan;
+  const auto no_commas = [](std::string text) {
+    for (auto& c : text)
       if (c == ',') c = ';';  // keep the CSV simple
-    out << step.id << "," << v.name << "," << dtype_name(pb.dtype) << "," << pb.shape.rows << ","
-        << pb.shape.cols << "," << plan.block.x << "x" << plan.block.y << "," << kind_name(a) << ","
-        << a.width << "," << code << "," << t.instructions << "," << t.per_instruction() << ","
-        << t.ideal_per_instruction() << "," << unit_name(a) << "\n";
+    return text;
+  };
+  for (std::size_t i = 0; i < plan.accesses.size(); ++i) {
+    const Access& x = plan.accesses[i];
+    const AccessTotals& t = a.totals[i];
+    out << a.step->id << "," << a.variant->name << "," << dtype_name(a.problem.dtype) << ","
+        << a.problem.shape.rows << "," << a.problem.shape.cols << "," << plan.block.x << "x"
+        << plan.block.y << "," << kind_name(x) << "," << x.width << "," << no_commas(x.code) << ","
+        << t.instructions << "," << t.per_instruction() << "," << t.ideal_per_instruction() << ","
+        << unit_name(x) << "," << t.lanes_per_instruction() << "," << no_commas(plan.kernel) << ","
+        << plan.loads_per_thread << "," << plan.load_bytes << "\n";
   }
 }
 
-void explain_svg(const Step& step, const std::vector<const Variant*>& variants, const Problem& pb,
-                 int warp, std::ostream& out) {
+void explain_json(const Analysis& a, std::ostream& out) {
+  const LaunchPlan& p = a.plan;
+  std::ostringstream os;
+  os.precision(17);
+  os << "{\"step\":\"" << json_escape(a.step->id) << "\",\"variant\":\""
+     << json_escape(a.variant->name) << "\",\"dtype\":\"" << dtype_name(a.problem.dtype)
+     << "\",\"rows\":" << a.problem.shape.rows << ",\"cols\":" << a.problem.shape.cols
+     << ",\"grid\":[" << p.grid.x << "," << p.grid.y << "," << p.grid.z << "],\"block\":["
+     << p.block.x << "," << p.block.y << "," << p.block.z << "],\"shared_bytes\":"
+     << p.shared_bytes << ",\"kernel\":\"" << json_escape(p.kernel)
+     << "\",\"loads_per_thread\":" << p.loads_per_thread << ",\"load_bytes\":" << p.load_bytes
+     << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
+     << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
+     << ",\"accesses\":[";
+  for (std::size_t i = 0; i < p.accesses.size(); ++i) {
+    const Access& x = p.accesses[i];
+    const AccessTotals& t = a.totals[i];
+    os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"width\":" << x.width
+       << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
+       << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
+       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"predicted\":"
+       << t.per_instruction() << ",\"ideal_per_instruction\":" << t.ideal_per_instruction()
+       << ",\"unit\":\"" << unit_name(x) << "\"}";
+  }
+  os << "]}";
+  out << os.str() << "\n";
+}
+
+void explain_svg(const std::vector<Analysis>& analyses, int warp, std::ostream& out) {
   std::vector<BankFigure> figures;
-  for (const Variant* v : variants) {
-    const LaunchPlan plan = v->plan(pb);
-    for (const auto& a : plan.accesses) {
-      if (a.space != Space::shared) continue;
-      figures.push_back({step.id + "/" + v->name + ", warp " + std::to_string(warp) + ": " +
-                             kind_name(a) + " " + a.code,
-                         warp_addresses(a, plan, uint3{0, 0, 0}, warp, 0), a.width});
+  std::string id;
+  for (const Analysis& a : analyses) {
+    id = a.step->id;
+    check_warp(a.plan, warp);
+    for (const auto& x : a.plan.accesses) {
+      if (x.space != Space::shared) continue;
+      figures.push_back({a.step->id + "/" + a.variant->name + ", warp " + std::to_string(warp) +
+                             ": " + kind_name(x) + " " + x.code,
+                         warp_addresses(x, a.plan, uint3{0, 0, 0}, warp, 0), x.width});
     }
   }
   if (figures.empty())
-    throw UsageError("--format svg draws shared-memory banks, and " + step.id +
+    throw UsageError("--format svg draws shared-memory banks, and " + id +
                      " touches no shared memory; use --explain alone for its sectors");
   out << bank_svg(figures);
 }
@@ -265,26 +389,33 @@ int run_step(const Step& step, int argc, char** argv) {
     for (const auto& v : step.variants)
       if ((o.variant == "all" && v.supports(o.dtype)) || v.name == o.variant) chosen.push_back(&v);
 
+    // Every plan is checked against the limits of every CUDA device first, so that a shape
+    // no device can launch is refused alike with or without a GPU, in every mode.
+    for (const Variant* v : chosen) check_limits(v->plan(pb), step.id + "/" + v->name);
+
     if (o.list) {
       for (const auto& v : step.variants)
         std::cout << v.name << (v.name == step.default_variant ? " (default)" : "") << ": "
                   << v.summary << "\n";
       return kExitOk;
     }
-    if (o.explain && o.format == Format::svg) {
-      explain_svg(step, chosen, pb, o.warp, std::cout);
-      return kExitOk;
-    }
-    if (o.explain && o.format == Format::csv) {
-      for (std::size_t i = 0; i < chosen.size(); ++i)
-        explain_csv(step, *chosen[i], pb, i == 0, std::cout);
-      return kExitOk;
-    }
     if (o.explain) {
-      for (std::size_t i = 0; i < chosen.size(); ++i) {
-        if (i) std::cout << "\n";
-        explain(step, *chosen[i], pb, o.warp, std::cout);
+      std::vector<Analysis> analyses;
+      for (const Variant* v : chosen) {
+        analyses.push_back(analyse(step, *v, pb, o.sample));
+        check_warp(analyses.back().plan, o.warp);
       }
+      for (std::size_t i = 0; i < analyses.size(); ++i) {
+        if (o.format == Format::csv) {
+          explain_csv(analyses[i], i == 0, std::cout);
+        } else if (o.format == Format::json) {
+          explain_json(analyses[i], std::cout);
+        } else if (o.format == Format::text) {
+          if (i) std::cout << "\n";
+          explain(analyses[i], o.warp, std::cout);
+        }
+      }
+      if (o.format == Format::svg) explain_svg(analyses, o.warp, std::cout);
       return kExitOk;
     }
 

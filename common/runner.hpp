@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyser.hpp"
 #include "cli.hpp"
 #include "device.hpp"
 #include "report.hpp"
@@ -31,6 +32,12 @@ struct RunConfig {
   int reps = 50;
 };
 
+/// Throws UsageError when @p plan of @p name exceeds a limit that every CUDA device of
+/// compute capability 7.5 or newer has (1024 threads a block, grid.y and grid.z at most
+/// 65535, 48 KB of static shared memory a block), naming the limit. Needs no GPU: every
+/// mode of a program (runs, --explain, --list) refuses such a plan alike.
+void check_limits(const LaunchPlan& plan, const std::string& name);
+
 /// Throws UsageError when @p plan of @p name cannot launch on @p dev (threads per block,
 /// block or grid dimensions, shared memory), naming the limit.
 void check_plan(const DeviceInfo& dev, const LaunchPlan& plan, const std::string& name);
@@ -46,23 +53,42 @@ std::vector<Result> measure(const DeviceInfo& dev, const Problem& problem,
                             const std::vector<Selected>& selected, const RunConfig& config,
                             std::ostream& log);
 
-/// Prints the access analysis of @p variant on @p problem: every memory instruction with its
-/// predicted cost per instruction against the ideal, and the picture of warp @p warp of
+/// The access analysis of one variant on one problem: its launch plan and the totals of each
+/// of its accesses (what --explain prints, in any format).
+struct Analysis {
+  const Step* step = nullptr;        ///< The step.
+  const Variant* variant = nullptr;  ///< The variant.
+  Problem problem;                   ///< The problem analysed.
+  LaunchPlan plan;                   ///< The variant's plan for it.
+  std::vector<AccessTotals> totals;  ///< One per plan.accesses, in order.
+};
+
+/// Analyses every access of @p variant on @p problem, visiting at most @p sample_blocks
+/// blocks (0: every block). Throws UsageError when the plan exceeds a CUDA limit.
+Analysis analyse(const Step& step, const Variant& variant, const Problem& problem,
+                 std::uint64_t sample_blocks = kDefaultSampleBlocks);
+
+/// Throws UsageError when the plan's block has no warp @p warp.
+void check_warp(const LaunchPlan& plan, int warp);
+
+/// Prints @p a as text: every memory instruction with its predicted cost per instruction
+/// against the ideal, the bytes each thread has in flight, and the picture of warp @p warp of
 /// block (0, 0) for each instruction.
-void explain(const Step& step, const Variant& variant, const Problem& problem, int warp,
-             std::ostream& out);
+void explain(const Analysis& a, int warp, std::ostream& out);
 
-/// The access analysis as CSV rows (header first when @p header): step, variant, dtype,
-/// rows, cols, kind, width, code, instructions, predicted and ideal cost per instruction.
-/// Scripts compare these with Nsight Compute's counters.
-void explain_csv(const Step& step, const Variant& variant, const Problem& problem, bool header,
-                 std::ostream& out);
+/// @p a as CSV rows (header first when @p header): step, variant, dtype, rows, cols, block,
+/// kind, width, code, instructions, predicted and ideal cost per instruction, unit, lanes,
+/// kernel, loads per thread and their bytes. Scripts compare these with Nsight Compute.
+void explain_csv(const Analysis& a, bool header, std::ostream& out);
 
-/// The bank pictures of every shared-memory instruction of @p variants on @p problem, for
-/// warp @p warp of block (0, 0), as one SVG document. Throws UsageError when none of them
-/// touches shared memory.
-void explain_svg(const Step& step, const std::vector<const Variant*>& variants,
-                 const Problem& problem, int warp, std::ostream& out);
+/// @p a as one JSON object on one line: the plan (grid, block, shared bytes, kernel, loads
+/// per thread and their bytes, blocks visited) and every access with its totals.
+void explain_json(const Analysis& a, std::ostream& out);
+
+/// The bank pictures of every shared-memory instruction of @p analyses, for warp @p warp of
+/// block (0, 0), as one SVG document. Throws UsageError when none of them touches shared
+/// memory.
+void explain_svg(const std::vector<Analysis>& analyses, int warp, std::ostream& out);
 
 /// Runs @p body and turns the harness's exceptions into one message on stderr and the
 /// matching exit status (see ExitCode). @p program prefixes the message.

@@ -68,6 +68,12 @@ struct Access {
   AddressFn address;   ///< Computed with the kernel's own index functions.
 };
 
+/// Grid and block of a launch.
+struct Launch {
+  dim3 grid{1, 1, 1};   ///< Grid dimensions.
+  dim3 block{1, 1, 1};  ///< Block dimensions.
+};
+
 /// How a variant launches for one Problem, and what its kernel accesses.
 struct LaunchPlan {
   /// Grid dimensions of the launch.
@@ -76,7 +82,13 @@ struct LaunchPlan {
   dim3 block{1, 1, 1};
   std::size_t shared_bytes = 0;  ///< Static shared memory of the kernel (for the report).
   std::vector<Access> accesses;  ///< Empty for library calls (cudaMemcpy, cuBLAS).
+  std::string kernel;            ///< The kernel's name as the compiler spells it (or empty).
+  int loads_per_thread = 0;      ///< Global loads each thread issues before its first store.
+  int load_bytes = 0;            ///< Bytes of each of those loads.
 };
+
+/// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).
+using Problems = std::vector<std::string>;
 
 /// Launches a variant. Must only enqueue work on @p stream; the harness checks the launch.
 template <typename T>
@@ -92,6 +104,8 @@ struct Variant {
   std::function<LaunchPlan(const Problem&)> plan;
   LaunchFn<float> run_f32 = nullptr;   ///< nullptr: float not supported.
   LaunchFn<double> run_f64 = nullptr;  ///< nullptr: double not supported.
+  /// Runs the kernel's moves on the CPU (emulate.hpp); empty for library calls.
+  std::function<Problems(const Problem&)> emulate;
 
   /// Whether this variant runs element type @p t.
   bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }

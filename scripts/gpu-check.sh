@@ -52,7 +52,9 @@ STEPS=$(ls -d "$BUILD"/steps/0*/ 2>/dev/null | xargs -n1 basename | grep -v 01-h
 # 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
 if want tests; then
   part "cpu tests" "$BUILD/tests/cpu_tests"
+  part "cpu tests, every step's moves emulated" "$BUILD/tests/cpu_tests" "[emulate]"
   part "gpu tests" "$BUILD/tests/gpu_tests"
+  part "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]"
 fi
 
 # 2. Every program once as a student runs it (default size, text tables), and the tour.

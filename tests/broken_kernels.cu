@@ -87,13 +87,13 @@ const tt::Step& step() {
     st.title = "test-only kernels with one deliberate mistake each";
     st.variants = {
         {"correct", "the unbroken control", tt::Expect::transpose, plan, run_correct<float>,
-         run_correct<double>},
+         run_correct<double>, {}},
         {"one-wrong", "one output element holds 0", tt::Expect::transpose, plan,
-         run_one_wrong<float>, run_one_wrong<double>},
+         run_one_wrong<float>, run_one_wrong<double>, {}},
         {"one-unwritten", "one output element is never written", tt::Expect::transpose, plan,
-         run_one_unwritten<float>, run_one_unwritten<double>},
+         run_one_unwritten<float>, run_one_unwritten<double>, {}},
         {"row-shifted", "one output row is shifted by one element", tt::Expect::transpose, plan,
-         run_row_shifted<float>, run_row_shifted<double>},
+         run_row_shifted<float>, run_row_shifted<double>, {}},
     };
     st.default_variant = "correct";
     return st;

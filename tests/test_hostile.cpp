@@ -445,11 +445,16 @@ TEST_CASE("a valid run exits 3 with one line when there is no CUDA device, and 0
       if (kind_of(p) != Kind::bench) CHECK(o.err.empty());  // bench reports progress there
       CHECK_FALSE(o.out.empty());
     } else if (p.name == "tour") {
-      // The tour says so and shows what needs no GPU instead.
-      CHECK(o.status == 0);
+      // The tour says so first and last, shows what needs no GPU in between, and exits 3 as
+      // its help and the README say.
+      CHECK(o.status == 3);
       CHECK(o.out.rfind("tour: no ", 0) == 0);
       CHECK(o.out.find("CUDA device") != std::string::npos);
       CHECK(o.out.find("02-naive/") != std::string::npos);
+      const auto lines = lines_of(o.out);
+      REQUIRE_FALSE(lines.empty());
+      CHECK(lines.back().rfind("tour: no usable CUDA device, so nothing was timed", 0) == 0);
+      CHECK(lines.back().find("Exit status 3") != std::string::npos);
     } else {
       CHECK(o.status == 3);
       CHECK(o.out.empty());

@@ -11,26 +11,24 @@
 #include <vector>
 
 #include "02-naive/naive.hpp"
-#include "03-shared/shared.hpp"
-#include "04-padding/padding.hpp"
-#include "05-multi-element/multi_element.hpp"
-#include "06-float4/float4.hpp"
-#include "07-swizzle/swizzle.hpp"
-#include "08-diagonal/diagonal.hpp"
 #include "catch.hpp"
 #include "device.hpp"
 #include "device_buffer.hpp"
 #include "error.hpp"
 #include "references.hpp"
 #include "runner.hpp"
+#include "steps_under_test.hpp"
 
 namespace {
 
+/// The GPU tests' shapes: the awkward ones, and one large matrix.
 const std::vector<tt::Shape>& shapes() {
-  static const std::vector<tt::Shape> s = {
-      {1, 1},      {1, 1000},   {1000, 1},  {2, 3},      {17, 83},    {83, 17},
-      {31, 33},    {32, 32},    {33, 31},   {64, 96},    {96, 64},    {127, 129},
-      {257, 1031}, {1031, 257}, {512, 512}, {1024, 768}, {4099, 129}, {4096, 4096}};
+  static const std::vector<tt::Shape> s = [] {
+    std::vector<tt::Shape> v = awkward_shapes();
+    v.push_back({1024, 768});
+    v.push_back({4096, 4096});
+    return v;
+  }();
   return s;
 }
 
@@ -71,38 +69,14 @@ TEST_CASE("references: memcpy, copy kernel and cuBLAS geam are exact", "[gpu]") 
   tt::release_references();
 }
 
-TEST_CASE("02-naive: both variants are exact on every shape", "[gpu]") {
-  check_step(step02::step());
+TEST_CASE("every variant of a step is exact on every shape", "[.exact]") {
+  for (const tt::Step* step : steps_under_test()) check_step(*step);
 }
 
 TEST_CASE("02-naive: other block shapes are exact too", "[gpu]") {
   for (tt::BlockShape b :
        {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4}, tt::BlockShape{7, 3}})
     for (const auto& v : step02::step().variants) check_variant(step02::step(), v, b);
-}
-
-TEST_CASE("03-shared is exact on every shape", "[gpu]") {
-  check_step(step03::step());
-}
-
-TEST_CASE("04-padding: both tile sizes are exact on every shape", "[gpu]") {
-  check_step(step04::step());
-}
-
-TEST_CASE("05-multi-element: 1, 2, 4 and 8 elements per thread are exact", "[gpu]") {
-  check_step(step05::step());
-}
-
-TEST_CASE("06-float4: both layouts are exact on every shape", "[gpu]") {
-  check_step(step06::step());
-}
-
-TEST_CASE("07-swizzle: both variants are exact on every shape", "[gpu]") {
-  check_step(step07::step());
-}
-
-TEST_CASE("08-diagonal: both block orders are exact on every shape", "[gpu]") {
-  check_step(step08::step());
 }
 
 namespace {
@@ -147,9 +121,9 @@ void check_misaligned(const tt::Step& step, const tt::Variant& v) {
 
 }  // namespace
 
-TEST_CASE("06, 07 and 08 are exact on misaligned views (pointer one element in)", "[gpu]") {
+TEST_CASE("every step is exact on misaligned views (pointer one element in)", "[gpu]") {
   (void)device();
-  for (const tt::Step* st : {&step06::step(), &step07::step(), &step08::step()})
+  for (const tt::Step* st : tt::tutorial_steps())
     for (const auto& v : st->variants) {
       check_misaligned<float>(*st, v);
       check_misaligned<double>(*st, v);

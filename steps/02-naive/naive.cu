@@ -3,6 +3,13 @@
 // What changed since 01: the threads now do work. A 2D grid of 2D blocks covers the matrix,
 // and each thread moves one element from in(row, col) to out(col, row).
 //
+// How the course writes a kernel: each thread makes *moves*. A move says whether the
+// thread's element is inside the matrix, where it is in global memory, and (from step 03 on)
+// where it sits in the shared-memory tile. The two move functions of a work description,
+// load() and store(), hold all the index arithmetic; the kernel is a few lines that call
+// them. The same functions feed --explain (the analyser), the CPU emulation in the tests and
+// the launch, so the prediction and the kernel cannot disagree.
+//
 // What to look for: a transpose cannot be coalesced on both sides at once with one thread
 // per element. A warp is 32 threads with consecutive threadIdx.x. If x runs along the input's
 // columns, the warp reads 32 neighbours of one input row (4 sectors of 32 bytes for float),
@@ -10,9 +17,8 @@
 // x and y and the strided side moves from the writes to the reads. Both variants are here.
 //
 // Expected effect: the strided side touches 8 times the sectors it uses, so both variants
-// sit far under the copy. On an H100 the faster one (write-coalesced) reaches about half of
-// it, the other about a sixth; which variant wins, and why the caches make the difference,
-// is a measurement: the chapter (docs/02-naive.md) shows it.
+// sit far under the copy. Which one wins, and why the caches make the difference, is a
+// measurement: the chapter (docs/02-naive.md) shows it.
 //
 // Run:   02-naive                                   # 8192 x 8192 float, default variant
 //        02-naive --variant all --block 16x16       # both variants, another block shape
@@ -20,89 +26,77 @@
 
 #include "02-naive/naive.hpp"
 
-#include "types.hpp"
+#include "tiled.hpp"
 
 namespace step02 {
 
 using tt::Coord;
 
-// --- Index arithmetic: the kernels call these, and so does --explain. -------------------
+// --- The work: which element each thread moves. -----------------------------------------
 
 /// The element a thread owns, in the matrix whose rows it walks along with threadIdx.x.
-TT_HD inline Coord element_of(uint3 block, uint3 thread, dim3 block_dim) {
-  return {static_cast<int>(block.y * block_dim.y + thread.y),
-          static_cast<int>(block.x * block_dim.x + thread.x)};
+TT_HD inline Coord element_of(const tt::Thread& me) {
+  return {static_cast<int>(me.block.y * me.block_dim.y + me.thread.y),
+          static_cast<int>(me.block.x * me.block_dim.x + me.thread.x)};
 }
 
-// --- The kernels. -----------------------------------------------------------------------
-
-/// Coalesced reads, strided writes: e is a position in the input (rows x cols).
+/// Coalesced reads, strided writes: the threads walk the input (rows x cols); element e goes
+/// from in(e.row, e.col) to out(e.col, e.row), down an output column.
 template <typename T>
-__global__ void transpose_read_coalesced(const T* __restrict__ in, T* __restrict__ out, int rows,
-                                         int cols) {
-  const Coord e = element_of(blockIdx, threadIdx, blockDim);
-  if (tt::inside(e, rows, cols)) {
-    out[tt::offset(e.col, e.row, rows)] = in[tt::offset(e.row, e.col, cols)];
+struct ReadRows : tt::Work<T> {
+  static tt::Launch launch(const tt::Problem& pb) {
+    const dim3 b(pb.block->x, pb.block->y);
+    return {dim3(static_cast<unsigned>(tt::ceil_div(pb.shape.cols, b.x)),
+                 static_cast<unsigned>(tt::ceil_div(pb.shape.rows, b.y))),
+            b};
   }
-}
-
-/// Coalesced writes, strided reads: e is a position in the output (cols x rows).
-template <typename T>
-__global__ void transpose_write_coalesced(const T* __restrict__ in, T* __restrict__ out, int rows,
-                                          int cols) {
-  const Coord e = element_of(blockIdx, threadIdx, blockDim);
-  if (tt::inside(e, cols, rows)) {
-    out[tt::offset(e.row, e.col, rows)] = in[tt::offset(e.col, e.row, cols)];
+  TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
+    const Coord e = element_of(me);
+    return {tt::inside(e, rows, cols), tt::offset(e.row, e.col, cols), 0};
   }
-}
+  TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
+    const Coord e = element_of(me);
+    return {tt::inside(e, rows, cols), tt::offset(e.col, e.row, rows), 0};
+  }
+};
 
-// --- Launchers and the description the harness reads. ----------------------------------
-
+/// Coalesced writes, strided reads: the threads walk the output (cols x rows); element e of
+/// the output comes from in(e.col, e.row), down an input column.
 template <typename T>
-void run_read_coalesced(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s,
-                        cudaStream_t stream) {
-  transpose_read_coalesced<T>
-      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
+struct WriteRows : tt::Work<T> {
+  static tt::Launch launch(const tt::Problem& pb) {
+    const dim3 b(pb.block->x, pb.block->y);
+    return {dim3(static_cast<unsigned>(tt::ceil_div(pb.shape.rows, b.x)),
+                 static_cast<unsigned>(tt::ceil_div(pb.shape.cols, b.y))),
+            b};
+  }
+  TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
+    const Coord e = element_of(me);
+    return {tt::inside(e, cols, rows), tt::offset(e.col, e.row, cols), 0};
+  }
+  TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
+    const Coord e = element_of(me);
+    return {tt::inside(e, cols, rows), tt::offset(e.row, e.col, rows), 0};
+  }
+};
+
+// --- The kernel: one move in, one move out. ----------------------------------------------
+
+template <class W>
+__global__ void transpose_naive(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out,
+                                int rows, int cols) {
+  const tt::Thread me = tt::this_thread();
+  const tt::Move<> load = W::load(me, 0, rows, cols);    // the element this thread reads
+  const tt::Move<> store = W::store(me, 0, rows, cols);  // and where it writes it
+  if (load.inside) out[store.global] = in[load.global];  // (store.inside == load.inside)
 }
 
-template <typename T>
-void run_write_coalesced(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s,
-                         cudaStream_t stream) {
-  transpose_write_coalesced<T>
-      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
-}
+// --- The variants the program offers. ----------------------------------------------------
 
-/// Launch plan and accesses. @p reads_rows: the read-coalesced variant (threads walk the
-/// input); otherwise threads walk the output.
-tt::LaunchPlan plan(const tt::Problem& pb, bool reads_rows) {
-  const int rows = static_cast<int>(pb.shape.rows), cols = static_cast<int>(pb.shape.cols);
-  const auto size = static_cast<std::int64_t>(tt::dtype_size(pb.dtype));
-  const tt::BlockShape b = pb.block.value_or(tt::BlockShape{32, 8});
-  tt::LaunchPlan p;
-  p.block = dim3(b.x, b.y);
-  // The grid covers the matrix the threads walk: the input, or the (cols x rows) output.
-  const int walk_rows = reads_rows ? rows : cols, walk_cols = reads_rows ? cols : rows;
-  p.grid = dim3(static_cast<unsigned>(tt::ceil_div(walk_cols, b.x)),
-                static_cast<unsigned>(tt::ceil_div(walk_rows, b.y)));
-  const dim3 bd = p.block;
-  const auto in_addr = [=](const tt::ThreadPos& t) -> std::optional<std::int64_t> {
-    const Coord e = element_of(t.block, t.thread, bd);
-    if (!tt::inside(e, walk_rows, walk_cols)) return std::nullopt;
-    return (reads_rows ? tt::offset(e.row, e.col, cols) : tt::offset(e.col, e.row, cols)) * size;
-  };
-  const auto out_addr = [=](const tt::ThreadPos& t) -> std::optional<std::int64_t> {
-    const Coord e = element_of(t.block, t.thread, bd);
-    if (!tt::inside(e, walk_rows, walk_cols)) return std::nullopt;
-    return (reads_rows ? tt::offset(e.col, e.row, rows) : tt::offset(e.row, e.col, rows)) * size;
-  };
-  [[maybe_unused]] const int w = static_cast<int>(size);
-  p.accesses = {
-      {reads_rows ? "in[offset(e.row, e.col, cols)]" : "in[offset(e.col, e.row, cols)]",
-       tt::Space::global, tt::Op::load, w, 1, in_addr},
-      {reads_rows ? "out[offset(e.col, e.row, rows)]" : "out[offset(e.row, e.col, rows)]",
-       tt::Space::global, tt::Op::store, w, 1, out_addr},
-  };
-  return p;
+template <template <typename> class W>
+tt::Variant variant(const char* name, const char* summary) {
+  return tt::variant<tt::Path<W<float>, transpose_naive<W<float>>>,
+                     tt::Path<W<double>, transpose_naive<W<double>>>>(name, summary);
 }
 
 const tt::Step& step() {
@@ -111,12 +105,10 @@ const tt::Step& step() {
     st.id = "02-naive";
     st.title = "Naive transpose: one thread per element, one side coalesced";
     st.variants = {
-        {"read-coalesced", "warps read along input rows (4 sectors) and write down columns",
-         tt::Expect::transpose, [](const tt::Problem& pb) { return plan(pb, true); },
-         run_read_coalesced<float>, run_read_coalesced<double>},
-        {"write-coalesced", "warps read down input columns and write along output rows",
-         tt::Expect::transpose, [](const tt::Problem& pb) { return plan(pb, false); },
-         run_write_coalesced<float>, run_write_coalesced<double>},
+        variant<ReadRows>("read-coalesced",
+                          "warps read along input rows (4 sectors) and write down columns"),
+        variant<WriteRows>("write-coalesced",
+                           "warps read down input columns and write along output rows"),
     };
     st.default_variant = "write-coalesced";
     st.takes_block = true;

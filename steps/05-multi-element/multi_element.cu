@@ -1,19 +1,24 @@
-// Step 05: each thread moves several elements.
+// Step 05: each thread moves several elements, and issues all its loads first.
 //
-// What changed since 04: the block shrinks from 32 x 32 to 32 x ROWS threads and loops
-// over the 32 x 33 tile in steps of ROWS rows, so each thread loads TILE / ROWS elements
-// before the barrier and stores as many after it. The index functions gain the loop
-// offset j; the tile layout is step 04's.
+// What changed since 04: the block shrinks from 32 x 32 to 32 x ROWS threads, and each thread
+// makes 32 / ROWS moves: pass p covers tile rows p ROWS + y. The moves are step 04's with the
+// pass added to the row. The kernel loads every element of its passes into a register array
+// in one unrolled loop, then stores the array into the tile: all 32 / ROWS global loads of a
+// thread are issued before its first shared store, so they are in flight at the same time.
+// The tile layout is step 04's (32 x 33).
 //
-// What to look for: the loads of one thread are independent, so the compiler issues all
-// of them before waiting for the first: more bytes in flight per thread, which is what a
-// memory-bound kernel needs. A block of 256 threads instead of 1024 also lets more blocks
-// share an SM, and keeps fewer threads waiting at each barrier. The bank arithmetic is
-// unchanged: a warp still reads one tile row and one tile column per access.
+// What to look for: a load's data arrives hundreds of nanoseconds after it is issued. One
+// load a thread leaves the memory system idle while the thread waits; k independent loads a
+// thread keep k times the bytes in flight (Little's law: bandwidth = bytes in flight /
+// latency). The register array makes the independence plain; scripts/sass_check.py confirms
+// in the machine code that the loads come before the first STS. A block of 256 threads
+// instead of 1024 also lets more blocks share an SM, and keeps fewer threads waiting at each
+// barrier. The bank arithmetic is unchanged: a warp still reads one tile row and one tile
+// column per access.
 //
-// Expected effect: close to the copy: the default (4 elements a thread) reaches about 93%
-// of cudaMemcpy on an H100 at 8192 x 8192 (docs/05-multi-element.md). Compare the variants:
-// elements-1 is step 04 again, elements-8 gives each thread 8.
+// Expected effect: docs/05-multi-element.md predicts the bandwidth of each variant from the
+// bytes in flight and a measured latency, then measures. Compare the variants: elements-1 is
+// step 04 again, elements-8 gives each thread 8.
 //
 // Run:   05-multi-element
 //        05-multi-element --variant all      # 1, 2, 4 and 8 elements per thread
@@ -22,120 +27,106 @@
 
 #include <string>
 
-#include "types.hpp"
+#include "tiled.hpp"
 
 namespace step05 {
 
 using tt::Coord;
 
-constexpr int TILE = 32;  ///< Tile side in elements; the block is TILE x ROWS threads.
+constexpr int kTile = 32;  ///< Tile side in elements; the block is kTile x ROWS threads.
 
-// --- Index arithmetic: the kernel calls these, and so does --explain. -------------------
+// --- The work: step 04's moves, pass by pass. ---------------------------------------------
 
-/// Shared-memory slot of tile element (r, c): rows of TILE + 1 elements, as in step 04.
-TT_HD constexpr int tile_index(int r, int c) {
-  return r * (TILE + 1) + c;
+/// Shared-memory slot of tile element (r, c): rows of kTile + 1 elements, as in step 04.
+TT_HD constexpr int tile_slot(int r, int c) {
+  return r * (kTile + 1) + c;
 }
 
-/// The input element thread (x, y) loads in the pass that starts at tile row j.
-TT_HD inline Coord load_coord(uint3 block, uint3 thread, int j) {
-  return {static_cast<int>(block.y * TILE + thread.y) + j,
-          static_cast<int>(block.x * TILE + thread.x)};
-}
-
-/// The output element thread (x, y) stores in the pass that starts at tile row j.
-TT_HD inline Coord store_coord(uint3 block, uint3 thread, int j) {
-  return {static_cast<int>(block.x * TILE + thread.y) + j,
-          static_cast<int>(block.y * TILE + thread.x)};
-}
-
-// --- The kernel. -------------------------------------------------------------------------
-
-/// ROWS: thread rows per block; each thread moves TILE / ROWS elements.
+/// ROWS: thread rows a block; each thread makes kTile / ROWS moves each way.
 template <int ROWS, typename T>
-__global__ void transpose_multi(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-  static_assert(TILE % ROWS == 0, "the block's rows must divide the tile");
-  __shared__ T tile[TILE * (TILE + 1)];
-
-#pragma unroll
-  for (int j = 0; j < TILE; j += ROWS) {
-    const Coord src = load_coord(blockIdx, threadIdx, j);
-    if (tt::inside(src, rows, cols)) {
-      tile[tile_index(threadIdx.y + j, threadIdx.x)] = in[tt::offset(src.row, src.col, cols)];
-    }
+struct Multi : tt::Work<T> {
+  static_assert(kTile % ROWS == 0, "the block's rows must divide the tile");
+  static constexpr int kLoadPasses = kTile / ROWS, kStorePasses = kTile / ROWS;
+  static constexpr int kTileElems = kTile * (kTile + 1);
+  static tt::Launch launch(const tt::Problem& pb) {
+    return tt::tile_grid(pb, kTile, dim3(kTile, ROWS));
   }
+  /// Whether the block's whole tile lies inside the matrix, so that no move needs a check.
+  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
+    return tt::whole_tile(me.block, kTile, rows, cols);
+  }
+  /// Pass p: thread (x, y) reads input element (32 by + y + p ROWS, 32 bx + x).
+  TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
+    const int r = me.thread.y + pass * ROWS, c = me.thread.x;  // in the tile
+    const Coord src{static_cast<int>(me.block.y) * kTile + r, static_cast<int>(me.block.x) * kTile + c};
+    return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot(r, c)};
+  }
+  /// Pass p: thread (x, y) writes output element (32 bx + y + p ROWS, 32 by + x).
+  TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
+    const int r = me.thread.y + pass * ROWS, c = me.thread.x;  // in the output's tile
+    const Coord dst{static_cast<int>(me.block.x) * kTile + r, static_cast<int>(me.block.y) * kTile + c};
+    return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
+  }
+};
+
+// --- The kernel: loads first, into registers. --------------------------------------------
+
+/// Before the barrier: every load of this thread into registers, issued back to back, then
+/// the registers into the tile. CHECKED: the block's tile reaches past the matrix, so each
+/// move is checked; a whole tile needs no check, and without checks the compiler keeps all
+/// the loads ahead of the first shared store (with them it may not: scripts/sass_check.py).
+template <bool CHECKED, class W, typename T>
+__device__ void load_phase(const tt::Thread& me, const T* __restrict__ in, T* tile, int rows,
+                           int cols) {
+  T v[W::kLoadPasses];
+#pragma unroll
+  for (int p = 0; p < W::kLoadPasses; ++p) {
+    const tt::Move<> m = W::load(me, p, rows, cols);
+    if (!CHECKED || m.inside) v[p] = in[m.global];
+  }
+#pragma unroll
+  for (int p = 0; p < W::kLoadPasses; ++p) {
+    const tt::Move<> m = W::load(me, p, rows, cols);
+    if (!CHECKED || m.inside) tile[m.slot] = v[p];
+  }
+}
+
+/// After the barrier: a tile column to an output row, pass by pass.
+template <bool CHECKED, class W, typename T>
+__device__ void store_phase(const tt::Thread& me, const T* tile, T* __restrict__ out, int rows,
+                            int cols) {
+#pragma unroll
+  for (int p = 0; p < W::kStorePasses; ++p) {
+    const tt::Move<> m = W::store(me, p, rows, cols);
+    if (!CHECKED || m.inside) out[m.global] = tile[m.slot];
+  }
+}
+
+template <class W>
+__global__ void transpose_multi(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out,
+                                int rows, int cols) {
+  using T = tt::Elem<W>;
+  __shared__ T tile[W::kTileElems];
+  const tt::Thread me = tt::this_thread();
+  const bool whole = W::whole_tile(me, rows, cols);  // the same for every thread of the block
+
+  if (whole) load_phase<false, W>(me, in, tile, rows, cols);
+  else load_phase<true, W>(me, in, tile, rows, cols);
   __syncthreads();
-
-#pragma unroll
-  for (int j = 0; j < TILE; j += ROWS) {
-    const Coord dst = store_coord(blockIdx, threadIdx, j);
-    if (tt::inside(dst, cols, rows)) {
-      out[tt::offset(dst.row, dst.col, rows)] = tile[tile_index(threadIdx.x, threadIdx.y + j)];
-    }
-  }
+  if (whole) store_phase<false, W>(me, tile, out, rows, cols);
+  else store_phase<true, W>(me, tile, out, rows, cols);
 }
 
-// --- Launchers and description. ----------------------------------------------------------
-
-template <int ROWS, typename T>
-void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  transpose_multi<ROWS, T>
-      <<<p.grid, p.block, 0, stream>>>(in, out, static_cast<int>(s.rows), static_cast<int>(s.cols));
-}
-
-template <int ROWS>
-tt::LaunchPlan plan(const tt::Problem& pb) {
-  const int rows = static_cast<int>(pb.shape.rows), cols = static_cast<int>(pb.shape.cols);
-  const auto size = static_cast<std::int64_t>(tt::dtype_size(pb.dtype));
-  [[maybe_unused]] const int w = static_cast<int>(size);
-  [[maybe_unused]] constexpr int passes = TILE / ROWS;
-  tt::LaunchPlan p;
-  p.block = dim3(TILE, ROWS);
-  p.grid = dim3(static_cast<unsigned>(tt::ceil_div(cols, TILE)),
-                static_cast<unsigned>(tt::ceil_div(rows, TILE)));
-  p.shared_bytes = TILE * (TILE + 1) * static_cast<std::size_t>(size);
-  using Pos = tt::ThreadPos;
-  using Addr = std::optional<std::int64_t>;
-  const auto ty = [](const Pos& t) { return static_cast<int>(t.thread.y) + t.iteration * ROWS; };
-  const auto tx = [](const Pos& t) { return static_cast<int>(t.thread.x); };
-  const auto src = [](const Pos& t) { return load_coord(t.block, t.thread, t.iteration * ROWS); };
-  const auto dst = [](const Pos& t) { return store_coord(t.block, t.thread, t.iteration * ROWS); };
-  p.accesses = {
-      {"in[offset(src.row, src.col, cols)]", tt::Space::global, tt::Op::load, w, passes,
-       [=](const Pos& t) -> Addr {
-         if (!tt::inside(src(t), rows, cols)) return std::nullopt;
-         return tt::offset(src(t).row, src(t).col, cols) * size;
-       }},
-      {"tile[tile_index(threadIdx.y + j, threadIdx.x)] = ...", tt::Space::shared, tt::Op::store, w,
-       passes,
-       [=](const Pos& t) -> Addr {
-         if (!tt::inside(src(t), rows, cols)) return std::nullopt;
-         return tile_index(ty(t), tx(t)) * size;
-       }},
-      {"tile[tile_index(threadIdx.x, threadIdx.y + j)]", tt::Space::shared, tt::Op::load, w, passes,
-       [=](const Pos& t) -> Addr {
-         if (!tt::inside(dst(t), cols, rows)) return std::nullopt;
-         return tile_index(tx(t), ty(t)) * size;
-       }},
-      {"out[offset(dst.row, dst.col, rows)] = ...", tt::Space::global, tt::Op::store, w, passes,
-       [=](const Pos& t) -> Addr {
-         if (!tt::inside(dst(t), cols, rows)) return std::nullopt;
-         return tt::offset(dst(t).row, dst(t).col, rows) * size;
-       }},
-  };
-  return p;
-}
+// --- The variants the program offers. ----------------------------------------------------
 
 template <int ROWS>
 tt::Variant variant() {
-  const int per = TILE / ROWS;
-  return {"elements-" + std::to_string(per),
-          "32 x " + std::to_string(ROWS) + " threads, " + std::to_string(per) +
-              " element(s) per thread, 32 x 33 tile",
-          tt::Expect::transpose,
-          plan<ROWS>,
-          run<ROWS, float>,
-          run<ROWS, double>};
+  const int per = kTile / ROWS;
+  return tt::variant<tt::Path<Multi<ROWS, float>, transpose_multi<Multi<ROWS, float>>>,
+                     tt::Path<Multi<ROWS, double>, transpose_multi<Multi<ROWS, double>>>>(
+      "elements-" + std::to_string(per), "32 x " + std::to_string(ROWS) + " threads, " +
+                                             std::to_string(per) +
+                                             " element(s) per thread, 32 x 33 tile");
 }
 
 const tt::Step& step() {

@@ -1,262 +1,102 @@
 // Step 06: 16-byte global loads and stores (float4 for float, double2 for double).
 //
-// What changed since 05: each thread now moves its elements with one 16-byte instruction on
-// each global side instead of several 4-byte ones. A thread takes V = 16 / sizeof(T)
-// consecutive elements of a tile row (V = 4 for float, 2 for double), so a 32-element tile
-// row is read by 32 / V threads and the block is (32 / V) x 32 threads, one pass over the
-// 32 x 32 tile. For float that is 256 threads moving 4 elements each, exactly step 05's
-// default: only the instruction width changed. On the way out, a thread gathers V elements
-// down a tile column (V consecutive input rows) and stores them as one vector of the output.
+// What changed since 05: the width of the global instructions. A move is now one 16-byte
+// vector of V = 16 / sizeof(T) consecutive elements of a row (V = 4 for float, 2 for double)
+// instead of one element, so a tile row is read by 32 / V threads and the block becomes
+// (32 / V) x (256 V / 32) threads: 8 x 32 for float, 16 x 16 for double. The block keeps
+// step 05's 256 threads and each thread keeps step 05's bytes: one vector (16 bytes, like
+// 4 floats) for float, two vectors (32 bytes, like 4 doubles) for double. On the way out a
+// thread gathers V elements down a tile column (V neighbouring tile rows) and stores them as
+// one vector of an output row. The loads are issued first, into registers, as in step 05.
 //
-// What to look for: the global side needs a quarter (float) or half (double) of the
-// instructions for the same sectors. The shared side is where the choice is. Unpadded
-// ("unpadded"), a row store can be one 16-byte STS, but the column gather of a warp hits
-// 4 banks 8 times each: an 8-way conflict (the well-known float4 transpose). Padded to
-// 33 ("padded", the default), the gather is conflict-free for float, but rows are no longer
-// 16-byte aligned in shared memory, so the row side stores V scalars. For double, the
-// scalar stores and gathers of a padded tile keep a 2-way conflict: --explain shows both.
+// What to look for: the global side needs a quarter (float) or half (double) of step 05's
+// instructions for the same sectors and the same bytes in flight. The shared side is where
+// the choice is. Padded to 33 ("padded", the default), rows are no longer 16-byte aligned
+// in shared memory, so a vector goes into the tile as V scalar stores; the float gather is
+// conflict-free. Unpadded ("unpadded"), a vector goes into the tile with one 16-byte store,
+// but the column gather of a warp hits 4 banks 8 times each: an 8-way conflict (the
+// well-known float4 transpose). For double, the padded tile keeps a 2-way conflict on both
+// sides: --explain shows each of these.
 //
 // Alignment: the 16-byte path needs both pointers 16-byte aligned and both row lengths a
 // multiple of V. Otherwise (a 4099 x 8191 matrix, a pointer one element into an array) the
-// same kernel runs its scalar path: correct for any shape, with scalar accesses.
+// variant runs its scalar fallback: step 05's 32 x 8 moves with this variant's tile layout,
+// through the same kernel with V = 1.
 //
-// Expected effect: fewer instructions for the same bytes. Whether that is faster is a
-// measurement, not a given: docs/06-float4.md compares it with step 05 in the same run.
+// Expected effect: the same bytes in flight as step 05 with fewer instructions; whether that
+// is faster is what docs/06-float4.md predicts and measures.
 //
 // Run:   06-float4
 //        06-float4 --variant all --explain     # the 8-way conflict and its fix
 
 #include "06-float4/float4.hpp"
 
-#include <cstdint>
-
-#include "types.hpp"
+#include "06-float4/float4.cuh"
+#include "tiled.hpp"
 
 namespace step06 {
 
 using tt::Coord;
-using tt::Pack;
 
-constexpr int TILE = 32;  ///< Tile side in elements.
-constexpr int ROWS = 32;  ///< Thread rows per block: one pass over the tile.
+constexpr int kTile = 32;      ///< Tile side in elements.
+constexpr int kThreads = 256;  ///< Threads a block, as in step 05's default.
 
-// --- Index arithmetic: the kernel calls these, and so does --explain. -------------------
+// --- The work. ----------------------------------------------------------------------------
 
 /// Shared-memory slot of tile element (r, c): 33 elements a row when PADDED, else 32.
 template <bool PADDED>
-TT_HD constexpr int tile_index(int r, int c) {
-  return r * (TILE + (PADDED ? 1 : 0)) + c;
+TT_HD constexpr int tile_slot(int r, int c) {
+  return r * (kTile + (PADDED ? 1 : 0)) + c;
 }
 
-/// First input element of the vector thread (x, y) loads in the pass starting at row j.
-template <typename T>
-TT_HD inline Coord load_coord(uint3 block, uint3 thread, int j) {
-  return {static_cast<int>(block.y * TILE + thread.y) + j,
-          static_cast<int>(block.x * TILE + thread.x * Pack<T>::size)};
-}
-
-/// First output element of the vector thread (x, y) stores in the pass starting at row j.
-template <typename T>
-TT_HD inline Coord store_coord(uint3 block, uint3 thread, int j) {
-  return {static_cast<int>(block.x * TILE + thread.y) + j,
-          static_cast<int>(block.y * TILE + thread.x * Pack<T>::size)};
-}
-
-/// Scalar path: the tile element that the block's thread number @p i covers, row by row,
-/// so that consecutive lanes touch consecutive elements.
-TT_HD inline Coord scalar_tile_coord(int i) {
-  return {i / TILE, i % TILE};
-}
-
-// --- The kernel. -------------------------------------------------------------------------
-
-/// VECTOR: 16-byte global accesses (the launcher checks alignment); otherwise V scalars.
-template <bool PADDED, bool VECTOR, typename T>
-__global__ void transpose_vec(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-  constexpr int V = Pack<T>::size;
-  __shared__ alignas(16) T tile[TILE * (TILE + (PADDED ? 1 : 0))];
-
-  if constexpr (VECTOR) {
-#pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-      const Coord src = load_coord<T>(blockIdx, threadIdx, j);
-      const int r = threadIdx.y + j, c = threadIdx.x * V;  // position in the tile
-      if (src.row < rows && src.col < cols) {              // cols % V == 0: a vector is in or out
-        const Pack<T> p =
-            *reinterpret_cast<const Pack<T>*>(&in[tt::offset(src.row, src.col, cols)]);
-        if constexpr (PADDED) {  // rows of 33 are not 16-byte aligned: V scalar stores
-#pragma unroll
-          for (int k = 0; k < V; ++k) tile[tile_index<PADDED>(r, c + k)] = p.e[k];
-        } else {  // one 16-byte store
-          *reinterpret_cast<Pack<T>*>(&tile[tile_index<PADDED>(r, c)]) = p;
-        }
-      }
-    }
-  } else {
-    // Scalar path: thread i takes tile elements i, i + threads, ... (coalesced).
-    const int threads = blockDim.x * blockDim.y;
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < TILE * TILE; i += threads) {
-      const Coord e = scalar_tile_coord(i);
-      const Coord src{static_cast<int>(blockIdx.y) * TILE + e.row,
-                      static_cast<int>(blockIdx.x) * TILE + e.col};
-      if (tt::inside(src, rows, cols))
-        tile[tile_index<PADDED>(e.row, e.col)] = in[tt::offset(src.row, src.col, cols)];
-    }
+/// Thread (x, y) moves N consecutive elements (one instruction) at columns x N .. x N + N - 1
+/// of tile rows y, y + kThreadsY, ... on the way in, and of output-tile rows y, y + kThreadsY,
+/// ... on the way out. N = 16 / sizeof(T) is the 16-byte path; N = 1 is its scalar fallback,
+/// which is step 05's 32 x 8 threads with 4 passes.
+template <bool PADDED, typename T, int N = tt::kVec16<T>>
+struct Moves : tt::Work<T> {
+  static constexpr int kVec = N;
+  static constexpr int kThreads = step06::kThreads;
+  static constexpr int kThreadsX = kTile / N;              ///< Vectors a tile row: 8, 16 or 32.
+  static constexpr int kThreadsY = kThreads / kThreadsX;  ///< 32, 16 or 8.
+  static constexpr int kLoadPasses = kTile / kThreadsY, kStorePasses = kTile / kThreadsY;
+  static constexpr int kTileElems = kTile * (kTile + (PADDED ? 1 : 0));
+  static constexpr bool kTileStoreVec = !PADDED;  // rows of 33 are not 16-byte aligned
+  static tt::Launch launch(const tt::Problem& pb) {
+    return tt::tile_grid(pb, kTile, dim3(kThreadsX, kThreadsY));
   }
-  __syncthreads();
-
-  if constexpr (VECTOR) {
-#pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-      const Coord dst = store_coord<T>(blockIdx, threadIdx, j);
-      const int r = threadIdx.x * V, c = threadIdx.y + j;  // first tile element of the gather
-      if (dst.row < cols && dst.col < rows) {              // rows % V == 0: a vector is in or out
-        Pack<T> p;
-#pragma unroll
-        for (int k = 0; k < V; ++k) p.e[k] = tile[tile_index<PADDED>(r + k, c)];  // a column
-        *reinterpret_cast<Pack<T>*>(&out[tt::offset(dst.row, dst.col, rows)]) = p;
-      }
-    }
-  } else {
-    // Scalar path: output element (e.row, e.col) of the block's tile is tile(e.col, e.row).
-    const int threads = blockDim.x * blockDim.y;
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < TILE * TILE; i += threads) {
-      const Coord e = scalar_tile_coord(i);
-      const Coord dst{static_cast<int>(blockIdx.x) * TILE + e.row,
-                      static_cast<int>(blockIdx.y) * TILE + e.col};
-      if (tt::inside(dst, cols, rows))
-        out[tt::offset(dst.row, dst.col, rows)] = tile[tile_index<PADDED>(e.col, e.row)];
-    }
+  /// Whether the block's whole tile lies inside the matrix, so that no move needs a check.
+  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
+    return tt::whole_tile(me.block, kTile, rows, cols);
   }
-}
-
-// --- Launchers and description. ----------------------------------------------------------
-
-/// Whether the 16-byte path may run: aligned pointers, both row lengths multiples of V.
-template <typename T>
-bool vector_ok(const T* in, const T* out, tt::Shape s) {
-  constexpr int V = Pack<T>::size;
-  return reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-         reinterpret_cast<std::uintptr_t>(out) % 16 == 0 && s.cols % V == 0 && s.rows % V == 0;
-}
-
-template <bool PADDED, typename T>
-void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  const int rows = static_cast<int>(s.rows), cols = static_cast<int>(s.cols);
-  if (vector_ok(in, out, s)) {
-    transpose_vec<PADDED, true, T><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
-  } else {
-    transpose_vec<PADDED, false, T><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
+  /// The N elements of input row 32 by + r from column 32 bx + c, into tile row r.
+  TT_HD static tt::Move<N> load(const tt::Thread& me, int pass, int rows, int cols) {
+    const int r = me.thread.y + pass * kThreadsY, c = me.thread.x * N;  // in the tile
+    const Coord src{static_cast<int>(me.block.y) * kTile + r, static_cast<int>(me.block.x) * kTile + c};
+    tt::Move<N> m{tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), {}};
+    for (int k = 0; k < N; ++k) m.slot_of(k) = tile_slot<PADDED>(r, c + k);  // along a row
+    return m;
   }
-}
-
-template <bool PADDED, typename T>
-tt::LaunchPlan plan_typed(const tt::Problem& pb) {
-  constexpr int V = Pack<T>::size;
-  constexpr int passes = TILE / ROWS;
-  constexpr std::int64_t size = sizeof(T);
-  const int rows = static_cast<int>(pb.shape.rows), cols = static_cast<int>(pb.shape.cols);
-  tt::LaunchPlan p;
-  p.block = dim3(TILE / V, ROWS);
-  p.grid = dim3(static_cast<unsigned>(tt::ceil_div(cols, TILE)),
-                static_cast<unsigned>(tt::ceil_div(rows, TILE)));
-  p.shared_bytes = TILE * (TILE + (PADDED ? 1 : 0)) * sizeof(T);
-  using Pos = tt::ThreadPos;
-  using Addr = std::optional<std::int64_t>;
-  [[maybe_unused]] const int scalar = static_cast<int>(size);
-
-  // cudaMalloc'd buffers are aligned, so the row lengths decide the path.
-  if (pb.shape.cols % V != 0 || pb.shape.rows % V != 0) {
-    // Scalar path: iteration q covers tile element i = thread + q * threads.
-    const int threads = TILE / V * ROWS;
-    const auto elem = [=](const Pos& t) {
-      return scalar_tile_coord(static_cast<int>(t.thread.y * (TILE / V) + t.thread.x) +
-                               t.iteration * threads);
-    };
-    const auto src = [=](const Pos& t) {
-      const Coord e = elem(t);
-      return Coord{static_cast<int>(t.block.y) * TILE + e.row,
-                   static_cast<int>(t.block.x) * TILE + e.col};
-    };
-    const auto dst = [=](const Pos& t) {
-      const Coord e = elem(t);
-      return Coord{static_cast<int>(t.block.x) * TILE + e.row,
-                   static_cast<int>(t.block.y) * TILE + e.col};
-    };
-    [[maybe_unused]] const int iters = TILE * TILE / threads;
-    p.accesses = {
-        {"in[offset(src.row, src.col, cols)]", tt::Space::global, tt::Op::load, scalar, iters,
-         [=](const Pos& t) -> Addr {
-           if (!tt::inside(src(t), rows, cols)) return std::nullopt;
-           return tt::offset(src(t).row, src(t).col, cols) * size;
-         }},
-        {"tile[tile_index(e.row, e.col)] = ...", tt::Space::shared, tt::Op::store, scalar, iters,
-         [=](const Pos& t) -> Addr {
-           if (!tt::inside(src(t), rows, cols)) return std::nullopt;
-           return tile_index<PADDED>(elem(t).row, elem(t).col) * size;
-         }},
-        {"tile[tile_index(e.col, e.row)]", tt::Space::shared, tt::Op::load, scalar, iters,
-         [=](const Pos& t) -> Addr {
-           if (!tt::inside(dst(t), cols, rows)) return std::nullopt;
-           return tile_index<PADDED>(elem(t).col, elem(t).row) * size;
-         }},
-        {"out[offset(dst.row, dst.col, rows)] = ...", tt::Space::global, tt::Op::store, scalar,
-         iters,
-         [=](const Pos& t) -> Addr {
-           if (!tt::inside(dst(t), cols, rows)) return std::nullopt;
-           return tt::offset(dst(t).row, dst(t).col, rows) * size;
-         }},
-    };
-    return p;
+  /// The N elements of output row 32 bx + r from column 32 by + c: tile column r, rows c ...
+  TT_HD static tt::Move<N> store(const tt::Thread& me, int pass, int rows, int cols) {
+    const int r = me.thread.y + pass * kThreadsY, c = me.thread.x * N;  // in the output's tile
+    const Coord dst{static_cast<int>(me.block.x) * kTile + r, static_cast<int>(me.block.y) * kTile + c};
+    tt::Move<N> m{tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), {}};
+    for (int k = 0; k < N; ++k) m.slot_of(k) = tile_slot<PADDED>(c + k, r);  // down a column
+    return m;
   }
+};
 
-  // 16-byte path. Iteration q of a vector access is pass q; of a scalar shared access,
-  // pass q / V and element q % V of the vector.
-  const auto src = [](const Pos& t, int pass) {
-    return load_coord<T>(t.block, t.thread, pass * ROWS);
-  };
-  const auto dst = [](const Pos& t, int pass) {
-    return store_coord<T>(t.block, t.thread, pass * ROWS);
-  };
-  p.accesses.push_back({"*(const Pack<T>*)&in[offset(src.row, src.col, cols)]", tt::Space::global,
-                        tt::Op::load, 16, passes, [=](const Pos& t) -> Addr {
-                          const Coord c = src(t, t.iteration);
-                          if (!tt::inside(c, rows, cols)) return std::nullopt;
-                          return tt::offset(c.row, c.col, cols) * size;
-                        }});
-  // Padded: V scalar stores per vector (iteration = pass * V + k). Unpadded: one 16-byte store.
-  const int sts_width = PADDED ? scalar : 16, sts_iters = PADDED ? passes * V : passes;
-  p.accesses.push_back(
-      {PADDED ? "tile[tile_index(r, c + k)] = p.e[k]" : "*(Pack<T>*)&tile[tile_index(r, c)] = p",
-       tt::Space::shared, tt::Op::store, sts_width, sts_iters, [=](const Pos& t) -> Addr {
-         const int pass = PADDED ? t.iteration / V : t.iteration;
-         const int k = PADDED ? t.iteration % V : 0;
-         if (!tt::inside(src(t, pass), rows, cols)) return std::nullopt;
-         return tile_index<PADDED>(static_cast<int>(t.thread.y) + pass * ROWS,
-                                   static_cast<int>(t.thread.x) * V + k) *
-                size;
-       }});
-  p.accesses.push_back({"p.e[k] = tile[tile_index(r + k, c)]", tt::Space::shared, tt::Op::load,
-                        scalar, passes * V, [=](const Pos& t) -> Addr {
-                          const int pass = t.iteration / V, k = t.iteration % V;
-                          if (!tt::inside(dst(t, pass), cols, rows)) return std::nullopt;
-                          return tile_index<PADDED>(static_cast<int>(t.thread.x) * V + k,
-                                                    static_cast<int>(t.thread.y) + pass * ROWS) *
-                                 size;
-                        }});
-  p.accesses.push_back({"*(Pack<T>*)&out[offset(dst.row, dst.col, rows)] = p", tt::Space::global,
-                        tt::Op::store, 16, passes, [=](const Pos& t) -> Addr {
-                          const Coord c = dst(t, t.iteration);
-                          if (!tt::inside(c, cols, rows)) return std::nullopt;
-                          return tt::offset(c.row, c.col, rows) * size;
-                        }});
-  return p;
-}
+// --- The variants the program offers. ----------------------------------------------------
 
+template <class W>
+using Path = tt::Path<W, transpose_vec<W>>;
+
+/// The 16-byte path, and the scalar fallback for shapes and pointers it cannot take.
 template <bool PADDED>
-tt::LaunchPlan plan(const tt::Problem& pb) {
-  return pb.dtype == tt::DType::f32 ? plan_typed<PADDED, float>(pb)
-                                    : plan_typed<PADDED, double>(pb);
+tt::Variant variant(const char* name, const char* summary) {
+  return tt::variant<Path<Moves<PADDED, float>>, Path<Moves<PADDED, float, 1>>,
+                     Path<Moves<PADDED, double>>, Path<Moves<PADDED, double, 1>>>(name, summary);
 }
 
 const tt::Step& step() {
@@ -265,10 +105,8 @@ const tt::Step& step() {
     st.id = "06-float4";
     st.title = "16-byte global accesses: float4 / double2 on both sides";
     st.variants = {
-        {"padded", "32 x 33 tile: conflict-free float gather, scalar shared stores",
-         tt::Expect::transpose, plan<true>, run<true, float>, run<true, double>},
-        {"unpadded", "32 x 32 tile: 16-byte shared stores, 8-way conflict on the gather",
-         tt::Expect::transpose, plan<false>, run<false, float>, run<false, double>},
+        variant<true>("padded", "32 x 33 tile: conflict-free float gather, scalar shared stores"),
+        variant<false>("unpadded", "32 x 32 tile: 16-byte shared stores, 8-way conflict on the gather"),
     };
     st.default_variant = "padded";
     return st;

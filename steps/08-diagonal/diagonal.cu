@@ -1,10 +1,10 @@
 // Step 08: the order of the blocks.
 //
-// What changed since 07: the grid is one-dimensional, so that a block's number b is simply
-// blockIdx.x and the order in which blocks start is the order of b. Each block first asks
-// tile_of() (diagonal.hpp) which tile b stands for, and uses that tile everywhere step 07
-// used blockIdx. The swizzled 64 x 64 tile, the 16-byte and scalar paths and every index
-// function are step 07's (swizzle.hpp).
+// What changed since 07: which tile a block moves. The grid is one-dimensional, so that a
+// block's number b is simply blockIdx.x and the order in which blocks start is the order of
+// b. Ordered<W, ORDER> below gives block b the tile ORDER::tile_of(b) (diagonal.hpp) and then
+// makes step 07's moves for that tile: the kernel is step 06's, the moves and the swizzled
+// 64 x 64 tile are step 07's (swizzle.cuh); only the block-to-tile mapping is new.
 //
 // What to look for: blocks start roughly in the order of their linear number. On GPUs whose
 // memory was split into partitions by plain address bits, blocks in row order wrote output
@@ -24,110 +24,53 @@
 
 #include "08-diagonal/diagonal.hpp"
 
-#include "07-swizzle/swizzle.hpp"
+#include <algorithm>
+#include <climits>
+
+#include "06-float4/float4.cuh"
+#include "07-swizzle/swizzle.cuh"
 
 namespace step08 {
 
-using step07::Geometry;
-using step07::load_slot;
-using step07::scalar_slot;
-using step07::store_slot;
-using step07::tile_index;
-using step07::tile_index_scalar;
-using tt::Coord;
-using tt::Pack;
-
-// --- The kernel: step 07's, with the block order as a parameter. ------------------------
-
-template <Order ORDER, typename T, class G, bool VECTOR>
-__global__ void __launch_bounds__(G::kThreads)
-    transpose_ordered(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
-  constexpr int TILE = G::kTile;
-  __shared__ alignas(16) T tile[TILE * TILE];
-  const int t = threadIdx.x;
-  // The only new lines: which tile block number blockIdx.x moves.
-  const unsigned gx = (cols + TILE - 1) / TILE, gy = (rows + TILE - 1) / TILE;
-  const uint3 b = tile_of(ORDER, blockIdx.x, gx, gy);
-  const int tile_row = b.y * TILE, tile_col = b.x * TILE;
-
-  if constexpr (VECTOR) {
-#pragma unroll
-    for (int pass = 0; pass < G::kLoadPasses; ++pass) {
-      const Coord s = load_slot<G>(t, pass);
-      const Coord src{tile_row + s.row, tile_col + s.col};
-      if (src.row < rows && src.col < cols) {
-        *reinterpret_cast<Pack<T>*>(&tile[tile_index<G>(s.row, s.col)]) =
-            *reinterpret_cast<const Pack<T>*>(&in[tt::offset(src.row, src.col, cols)]);
-      }
-    }
-  } else {
-#pragma unroll
-    for (int pass = 0; pass < G::kScalarPasses; ++pass) {
-      const Coord s = scalar_slot<G>(t, pass);
-      const Coord src{tile_row + s.row, tile_col + s.col};
-      if (tt::inside(src, rows, cols))
-        tile[tile_index_scalar<G>(s.row, s.col)] = in[tt::offset(src.row, src.col, cols)];
-    }
+/// Step 07's work W on a one-dimensional grid of as many blocks as tiles, block b taking the
+/// tile ORDER::tile_of(b): every move is W's move for that tile.
+template <class W, class ORDER>
+struct Ordered : W {
+  static tt::Launch launch(const tt::Problem& pb) {
+    const tt::Launch l = W::launch(pb);  // step 07's 2D grid of tiles
+    const std::int64_t tiles = std::int64_t{l.grid.x} * l.grid.y;
+    return {dim3(static_cast<unsigned>(std::min<std::int64_t>(tiles, UINT_MAX))), l.block};
   }
-  __syncthreads();
-
-  if constexpr (VECTOR) {
-#pragma unroll
-    for (int pass = 0; pass < G::kStorePasses; ++pass) {
-      const Coord s = store_slot<G>(t, pass);
-      const Coord dst{tile_col + s.row, tile_row + s.col};
-      if (dst.row < cols && dst.col < rows) {
-        Pack<T> v;
-#pragma unroll
-        for (int k = 0; k < G::kV; ++k) v.e[k] = tile[tile_index<G>(s.col + k, s.row)];
-        *reinterpret_cast<Pack<T>*>(&out[tt::offset(dst.row, dst.col, rows)]) = v;
-      }
-    }
-  } else {
-#pragma unroll
-    for (int pass = 0; pass < G::kScalarPasses; ++pass) {
-      const Coord s = scalar_slot<G>(t, pass);
-      const Coord dst{tile_col + s.row, tile_row + s.col};
-      if (tt::inside(dst, cols, rows))
-        out[tt::offset(dst.row, dst.col, rows)] = tile[tile_index_scalar<G>(s.col, s.row)];
-    }
+  /// The thread as step 07's moves expect it: block = the tile that block number
+  /// blockIdx.x takes, on a 2D grid of tiles.
+  TT_HD static tt::Thread on_tile(const tt::Thread& me, int rows, int cols) {
+    const auto gx = static_cast<unsigned>(tt::ceil_div(cols, W::kTile));
+    const auto gy = static_cast<unsigned>(tt::ceil_div(rows, W::kTile));
+    return {ORDER::tile_of(me.block.x, gx, gy), me.thread, me.block_dim, dim3(gx, gy)};
   }
-}
-
-// --- Launchers and description. ----------------------------------------------------------
-
-/// Step 07's tile64 geometry: 512 threads on the 16-byte path, 1024 on the scalar path.
-template <typename T>
-using Vec = Geometry<T, 64, 512>;
-template <typename T>
-using Sca = Geometry<T, 64, 1024>;
-
-template <Order ORDER, typename T>
-void run(const tt::LaunchPlan& p, const T* in, T* out, tt::Shape s, cudaStream_t stream) {
-  const int rows = static_cast<int>(s.rows), cols = static_cast<int>(s.cols);
-  if (step07::vector_ok(in, out, s)) {
-    transpose_ordered<ORDER, T, Vec<T>, true><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
-  } else if (p.block.x == Sca<T>::kThreads) {
-    transpose_ordered<ORDER, T, Sca<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
-  } else {
-    transpose_ordered<ORDER, T, Vec<T>, false><<<p.grid, p.block, 0, stream>>>(in, out, rows, cols);
+  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
+    return W::whole_tile(on_tile(me, rows, cols), rows, cols);
   }
-}
-
-/// Step 07's tile64 plan (same block, same accesses per tile) on a one-dimensional grid of
-/// as many blocks as tiles, with block b's tile taken in @p ORDER: the analyser sees the
-/// addresses this kernel touches.
-template <Order ORDER>
-tt::LaunchPlan plan(const tt::Problem& pb) {
-  tt::LaunchPlan p = step07::step().find("tile64")->plan(pb);
-  const unsigned gx = p.grid.x, gy = p.grid.y;
-  p.grid = dim3(gx * gy);
-  for (auto& a : p.accesses) {
-    a.address = [f = a.address, gx, gy](const tt::ThreadPos& t) {
-      return f(tt::ThreadPos{tile_of(ORDER, t.block.x, gx, gy), t.thread, t.iteration});
-    };
+  TT_HD static tt::Move<W::kVec> load(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::load(on_tile(me, rows, cols), pass, rows, cols);
   }
-  return p;
+  TT_HD static tt::Move<W::kVec> store(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::store(on_tile(me, rows, cols), pass, rows, cols);
+  }
+};
+
+template <class W>
+using Path = tt::Path<W, step06::transpose_vec<W>>;
+
+/// Step 07's tile64: 512 threads on the 16-byte path, 1024 on the scalar path, in ORDER.
+template <class ORDER>
+tt::Variant variant(const char* name, const char* summary) {
+  using step07::Swizzled;
+  using step07::SwizzledScalar;
+  return tt::variant<Path<Ordered<Swizzled<float, 64, 512>, ORDER>>,
+                     Path<Ordered<SwizzledScalar<float, 64, 1024>, ORDER>>,
+                     Path<Ordered<Swizzled<double, 64, 512>, ORDER>>,
+                     Path<Ordered<SwizzledScalar<double, 64, 1024>, ORDER>>>(name, summary);
 }
 
 const tt::Step& step() {
@@ -136,14 +79,11 @@ const tt::Step& step() {
     st.id = "08-diagonal";
     st.title = "Block order (row, diagonal, column) on step 07's 64 x 64 swizzled kernel";
     st.variants = {
-        {"column", "blocks walk down the input's tile columns: output rows are written in order",
-         tt::Expect::transpose, plan<Order::column>, run<Order::column, float>,
-         run<Order::column, double>},
-        {"diagonal", "blocks walk the tile diagonals (the classic remedy for partition camping)",
-         tt::Expect::transpose, plan<Order::diagonal>, run<Order::diagonal, float>,
-         run<Order::diagonal, double>},
-        {"row", "blocks walk the input's tile rows: step 07's order", tt::Expect::transpose,
-         plan<Order::row>, run<Order::row, float>, run<Order::row, double>},
+        variant<ColumnOrder>("column",
+                             "blocks walk down the input's tile columns: output rows are written in order"),
+        variant<DiagonalOrder>("diagonal",
+                               "blocks walk the tile diagonals (the classic remedy for partition camping)"),
+        variant<RowOrder>("row", "blocks walk the input's tile rows: step 07's order"),
     };
     st.default_variant = "all";
     st.headline = "column";

@@ -11,11 +11,8 @@
 /// Step 08: block order.
 namespace step08 {
 
-/// The order in which the blocks of a launch take the tiles of the input.
-enum class Order { row, diagonal, column };
-
 /// The tile (x, y) that block number @p b takes in row order on a grid of @p gx x @p gy
-/// tiles: consecutive blocks walk along a row of input tiles.
+/// tiles: consecutive blocks walk along a row of input tiles (step 07's order).
 TT_HD inline uint3 row_block(unsigned b, unsigned gx, unsigned /*gy*/) {
   return uint3{b % gx, b / gx, 0};
 }
@@ -41,17 +38,25 @@ TT_HD inline uint3 column_block(unsigned b, unsigned /*gx*/, unsigned gy) {
   return uint3{b / gy, b % gy, 0};
 }
 
-/// The tile that block number @p b takes in order @p order, on a grid of @p gx x @p gy tiles.
-TT_HD inline uint3 tile_of(Order order, unsigned b, unsigned gx, unsigned gy) {
-  switch (order) {
-    case Order::diagonal:
-      return diagonal_block(b, gx, gy);
-    case Order::column:
-      return column_block(b, gx, gy);
-    default:
-      return row_block(b, gx, gy);
+/// The three orders, as types a work description takes.
+struct RowOrder {
+  /// The tile of block @p b.
+  TT_HD static uint3 tile_of(unsigned b, unsigned gx, unsigned gy) { return row_block(b, gx, gy); }
+};
+/// Diagonal order.
+struct DiagonalOrder {
+  /// The tile of block @p b.
+  TT_HD static uint3 tile_of(unsigned b, unsigned gx, unsigned gy) {
+    return diagonal_block(b, gx, gy);
   }
-}
+};
+/// Column order.
+struct ColumnOrder {
+  /// The tile of block @p b.
+  TT_HD static uint3 tile_of(unsigned b, unsigned gx, unsigned gy) {
+    return column_block(b, gx, gy);
+  }
+};
 
 /// The step's description.
 const tt::Step& step();

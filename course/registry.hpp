@@ -7,6 +7,6 @@
 #include "step.hpp"
 
 namespace tt {
-/// Steps 02 onwards, in the order of the course.
+/// Steps 02 onwards, in the order of the course (TT_STEPS in steps/CMakeLists.txt).
 const std::vector<const Step*>& tutorial_steps();
 }  // namespace tt

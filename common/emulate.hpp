@@ -1,0 +1,177 @@
+/// @file emulate.hpp
+/// @brief Runs a step's moves on the CPU, block by block, exactly as its kernel calls them:
+/// every thread's load passes into the block's tile, then every thread's store passes out of
+/// it. It checks what the GPU would not report (a slot written twice, a slot read that no
+/// thread wrote, an address outside the matrix, an output element written twice or never)
+/// and compares the result with the CPU transpose, bit for bit. No GPU is needed, so the index
+/// arithmetic of every step is tested on every shape wherever the tests run.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel.hpp"
+#include "step.hpp"
+#include "verify.hpp"
+
+namespace tt {
+
+namespace detail {
+
+/// "block (bx, by), thread t, pass p" for a message.
+inline std::string where(const Thread& me, int pass) {
+  std::ostringstream os;
+  os << "block (" << me.block.x << ", " << me.block.y << ", " << me.block.z << "), thread "
+     << me.linear() << ", pass " << pass;
+  return os.str();
+}
+
+/// Whether work W says which blocks have a whole tile (and so skip the checks).
+template <class W, class = void>
+struct has_whole_tile : std::false_type {};
+template <class W>
+struct has_whole_tile<
+    W, std::void_t<decltype(W::whole_tile(std::declval<const Thread&>(), 0, 0))>>
+    : std::true_type {};
+
+}  // namespace detail
+
+/// Emulates the launch of work @p W on @p pb: the input is filled as the harness fills it,
+/// and the output compared with the reference transpose. Returns the problems found (at most
+/// a few of each kind).
+template <class W>
+Problems emulate(const Problem& pb) {
+  using T = typename W::Elem;
+  constexpr int N = W::kVec;
+  const Shape s = pb.shape;
+  const int rows = static_cast<int>(s.rows), cols = static_cast<int>(s.cols);
+  const std::int64_t n = s.count();
+  std::vector<T> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  fill_input(in);
+  std::vector<unsigned char> written(static_cast<std::size_t>(n), 0);
+  for (auto& x : out) std::memset(&x, kPoisonByte, sizeof x);
+
+  Problems problems;
+  int reported = 0;
+  const auto fail = [&](const std::string& what) {
+    if (reported++ < 8) problems.push_back(what);
+  };
+
+  const Launch l = W::launch(pb);
+  const int threads = static_cast<int>(l.block.x * l.block.y * l.block.z);
+  // The tile of one block; without one (kTileElems == 0) each thread keeps its elements in
+  // registers, numbered by slot.
+  const bool tiled = W::kTileElems > 0;
+  const int per_thread = W::kLoadPasses * N;
+  const std::size_t tile_size = tiled ? W::kTileElems : static_cast<std::size_t>(per_thread);
+  std::vector<T> tile(tile_size);
+  std::vector<unsigned char> filled(tile_size);
+
+  const auto thread_of = [&](uint3 b, int t) {
+    const uint3 th{static_cast<unsigned>(t) % l.block.x,
+                   static_cast<unsigned>(t) / l.block.x % l.block.y,
+                   static_cast<unsigned>(t) / (l.block.x * l.block.y)};
+    return Thread{b, th, l.block, l.grid};
+  };
+  const auto check_global = [&](const Move<N>& m, std::int64_t limit, const Thread& me, int pass,
+                                const char* side) {
+    if (m.global < 0 || m.global + N > limit) {
+      fail(std::string(side) + " outside the matrix at " + detail::where(me, pass));
+      return false;
+    }
+    if (m.global % N != 0) {
+      fail(std::string(side) + " vector not aligned to its width at " + detail::where(me, pass));
+      return false;
+    }
+    return true;
+  };
+  const auto check_slots = [&](const Move<N>& m, const Thread& me, int pass, bool vector) {
+    for (int k = 0; k < N; ++k) {
+      const int slot = m.slot_of(k);
+      if (slot < 0 || static_cast<std::size_t>(slot) >= tile_size) {
+        fail("tile slot " + std::to_string(slot) + " outside the tile at " +
+             detail::where(me, pass));
+        return false;
+      }
+      if (vector && (m.slot_of(k) != m.slot_of(0) + k || m.slot_of(0) % N != 0)) {
+        fail("a 16-byte tile access whose slots are not one aligned vector at " +
+             detail::where(me, pass));
+        return false;
+      }
+    }
+    return true;
+  };
+
+  // A block that W calls whole skips every check: each of its moves must be inside.
+  bool whole = false;
+  const auto check_whole = [&](const Move<N>& m, const Thread& me, int pass) {
+    if (whole && !m.inside)
+      fail("whole_tile() is true for a block with a move outside the matrix, at " +
+           detail::where(me, pass));
+  };
+  // The load phase of a thread (tiled: into the block's tile), and its store phase.
+  const auto load_phase = [&](const Thread& me) {
+    for (int p = 0; p < W::kLoadPasses; ++p) {
+      const Move<N> m = W::load(me, p, rows, cols);
+      check_whole(m, me, p);
+      if (!m.inside) continue;
+      if (!check_global(m, n, me, p, "load") || !check_slots(m, me, p, W::kTileStoreVec)) continue;
+      for (int k = 0; k < N; ++k) {
+        const auto slot = static_cast<std::size_t>(m.slot_of(k));
+        if (filled[slot]) fail("two writes to tile slot " + std::to_string(slot) + " at " +
+                               detail::where(me, p));
+        filled[slot] = 1;
+        tile[slot] = in[static_cast<std::size_t>(m.global + k)];
+      }
+    }
+  };
+  const auto store_phase = [&](const Thread& me) {
+    for (int p = 0; p < W::kStorePasses; ++p) {
+      const Move<N> m = W::store(me, p, rows, cols);
+      check_whole(m, me, p);
+      if (!m.inside) continue;
+      if (!check_global(m, n, me, p, "store") || !check_slots(m, me, p, false)) continue;
+      for (int k = 0; k < N; ++k) {
+        const auto slot = static_cast<std::size_t>(m.slot_of(k));
+        const auto at = static_cast<std::size_t>(m.global + k);
+        if (!filled[slot])
+          fail("reads tile slot " + std::to_string(slot) + ", which no thread wrote, at " +
+               detail::where(me, p));
+        if (written[at]++) fail("writes output element " + std::to_string(at) + " twice");
+        out[at] = tile[slot];
+      }
+    }
+  };
+
+  for (unsigned bz = 0; bz < l.grid.z; ++bz)
+    for (unsigned by = 0; by < l.grid.y; ++by)
+      for (unsigned bx = 0; bx < l.grid.x; ++bx) {
+        const uint3 b{bx, by, bz};
+        if constexpr (detail::has_whole_tile<W>::value)
+          whole = W::whole_tile(thread_of(b, 0), rows, cols);
+        if (tiled) {
+          std::fill(filled.begin(), filled.end(), 0);
+          for (int t = 0; t < threads; ++t) load_phase(thread_of(b, t));
+          // __syncthreads(): every load of the block is in the tile before any store.
+          for (int t = 0; t < threads; ++t) store_phase(thread_of(b, t));
+        } else {
+          for (int t = 0; t < threads; ++t) {
+            std::fill(filled.begin(), filled.end(), 0);
+            load_phase(thread_of(b, t));
+            store_phase(thread_of(b, t));
+          }
+        }
+      }
+
+  const VerifyResult r = verify(in.data(), out.data(), s, Expect::transpose);
+  if (!r.ok()) problems.push_back(describe(r));
+  return problems;
+}
+
+}  // namespace tt

@@ -1,0 +1,241 @@
+/// @file tiled.hpp
+/// @brief One description per kernel: from a step's work class W and the kernel that runs it,
+/// the harness derives the launch, the shared-memory size, the launcher, the access list the
+/// analyser reads and a CPU emulation, all through W's own move functions.
+///
+/// A work class W (one per kernel configuration and element type) has:
+///
+///     using Elem = float;                   // the element type
+///     static constexpr int kVec;            // elements one global instruction moves: 1, or 16 bytes
+///     static constexpr int kLoadPasses;     // moves each thread makes before the barrier
+///     static constexpr int kStorePasses;    // moves each thread makes after it
+///     static constexpr int kTileElems;      // shared-memory tile in elements (0: no tile)
+///     static constexpr bool kTileStoreVec;  // the tile is written one vector an instruction
+///     static tt::Launch launch(const tt::Problem&);                // grid and block
+///     TT_HD static tt::Move<kVec> load(const tt::Thread&, int pass, int rows, int cols);
+///     TT_HD static tt::Move<kVec> store(const tt::Thread&, int pass, int rows, int cols);
+///
+/// and the step's kernel makes, in every thread, the moves load(me, 0 .. kLoadPasses - 1)
+/// (global to tile, all global loads issued first), a barrier, then store(me, 0 ..
+/// kStorePasses - 1) (tile to global). The tile is read one element an instruction (the
+/// gather of a transpose), and written one vector an instruction when kTileStoreVec, else one
+/// element an instruction. scripts/sass_check.py checks in the compiled code that each kernel
+/// issues kLoadPasses global loads of the stated width before its first shared store.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "emulate.hpp"
+#include "kernel.hpp"
+#include "step.hpp"
+
+namespace tt {
+
+/// A kernel of the course: @p W is its work, @p KERNEL the __global__ function that runs it
+/// (signature `void (const Elem* in, Elem* out, int rows, int cols)`).
+template <class W, auto KERNEL>
+struct Path {
+  using Work = W;                              ///< The work description.
+  using Elem = typename W::Elem;               ///< Its element type.
+  static constexpr auto kernel = KERNEL;       ///< The kernel.
+};
+
+/// The grid of TILE x TILE tiles over a rows x cols input (x along its columns), with @p block.
+inline Launch tile_grid(const Problem& pb, int tile, dim3 block) {
+  return {dim3(static_cast<unsigned>(ceil_div(pb.shape.cols, tile)),
+               static_cast<unsigned>(ceil_div(pb.shape.rows, tile))),
+          block};
+}
+
+/// The name of kernel @p K as the compiler spells it, e.g.
+/// "step05::transpose_multi<Multi<4, float> >" (scripts/sass_check.py finds it in the SASS).
+template <auto K>
+std::string kernel_name() {
+  const std::string f = __PRETTY_FUNCTION__;  // "... [with auto K = NAME; ...]" (gcc, clang)
+  auto start = f.find("K = ");
+  if (start == std::string::npos) return f;
+  start += 4;
+  int depth = 0;
+  std::size_t end = start;
+  for (; end < f.size(); ++end) {
+    const char c = f[end];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth < 0 || (depth == 0 && (c == ';' || c == ']'))) break;
+  }
+  std::string name = f.substr(start, end - start);
+  if (!name.empty() && name[0] == '&') name.erase(0, 1);
+  return name;
+}
+
+namespace detail {
+
+/// Whether the rows of @p s suit work W (a vector must not straddle two rows).
+template <class W>
+bool shape_fits(const Shape& s) {
+  return W::kVec == 1 || (s.rows % W::kVec == 0 && s.cols % W::kVec == 0);
+}
+
+/// Whether both pointers are aligned to W's vector.
+template <class W, typename T>
+bool pointers_fit(const T* in, const T* out) {
+  constexpr std::uintptr_t a = sizeof(T) * W::kVec;
+  return reinterpret_cast<std::uintptr_t>(in) % a == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % a == 0;
+}
+
+/// The four (or, without a tile, two) accesses of work W, through W::load and W::store.
+template <class W>
+std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid) {
+  using T = typename W::Elem;
+  constexpr int N = W::kVec;
+  constexpr std::int64_t size = sizeof(T);
+  constexpr int elem = static_cast<int>(size), vec = static_cast<int>(size) * N;
+  const auto me = [block, grid](const ThreadPos& t) { return Thread{t.block, t.thread, block, grid}; };
+  // Where the element of a move is, or nothing when the thread skips it.
+  const auto global = [](const Move<N>& m) -> std::optional<std::int64_t> {
+    if (!m.inside) return std::nullopt;
+    return m.global * size;
+  };
+  const auto slot = [](const Move<N>& m, int k) -> std::optional<std::int64_t> {
+    if (!m.inside) return std::nullopt;
+    return m.slot_of(k) * size;
+  };
+  std::vector<Access> a;
+  a.push_back({N == 1 ? "in[m.global]" : "load_vec(in + m.global)", Space::global, Op::load, vec,
+               W::kLoadPasses, [=](const ThreadPos& t) {
+                 return global(W::load(me(t), t.iteration, rows, cols));
+               }});
+  if (W::kTileElems > 0) {
+    if (N == 1 || W::kTileStoreVec) {
+      a.push_back({N == 1 ? "tile[m.slot] = v" : "store_vec(&tile[m.slot[0]], v)", Space::shared,
+                   Op::store, vec, W::kLoadPasses, [=](const ThreadPos& t) {
+                     return slot(W::load(me(t), t.iteration, rows, cols), 0);
+                   }});
+    } else {  // one element an instruction: iteration = pass * N + k
+      a.push_back({"tile[m.slot[k]] = v.e[k]", Space::shared, Op::store, elem, W::kLoadPasses * N,
+                   [=](const ThreadPos& t) {
+                     return slot(W::load(me(t), t.iteration / N, rows, cols), t.iteration % N);
+                   }});
+    }
+    a.push_back({N == 1 ? "tile[m.slot]" : "v.e[k] = tile[m.slot[k]]", Space::shared, Op::load,
+                 elem, W::kStorePasses * N, [=](const ThreadPos& t) {
+                   return slot(W::store(me(t), t.iteration / N, rows, cols), t.iteration % N);
+                 }});
+  }
+  a.push_back({N == 1 ? "out[m.global] = ..." : "store_vec(out + m.global, v)", Space::global,
+               Op::store, vec, W::kStorePasses, [=](const ThreadPos& t) {
+                 return global(W::store(me(t), t.iteration, rows, cols));
+               }});
+  return a;
+}
+
+/// The launch plan of path P for @p pb.
+template <class P>
+LaunchPlan plan_of(const Problem& pb) {
+  using W = typename P::Work;
+  const Launch l = W::launch(pb);
+  LaunchPlan p;
+  p.grid = l.grid;
+  p.block = l.block;
+  p.shared_bytes = static_cast<std::size_t>(W::kTileElems) * sizeof(typename W::Elem);
+  p.kernel = kernel_name<P::kernel>();
+  p.loads_per_thread = W::kLoadPasses;
+  p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
+  p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
+                           p.block, p.grid);
+  return p;
+}
+
+/// The plan of the first of @p P... that takes element type T and suits the shape.
+template <typename T, class... P>
+LaunchPlan plan_first(const Problem& pb) {
+  LaunchPlan plan;
+  bool found = false;
+  const auto try_one = [&](auto path) {
+    using Q = decltype(path);
+    if constexpr (std::is_same_v<typename Q::Elem, T>) {
+      if (!found && shape_fits<typename Q::Work>(pb.shape)) {
+        plan = plan_of<Q>(pb);
+        found = true;
+      }
+    }
+  };
+  (try_one(P{}), ...);
+  if (!found) throw std::logic_error("no kernel of this variant takes this shape");
+  return plan;
+}
+
+/// Launches the first of @p P... that takes T and suits the shape and the pointers: the plan's
+/// kernel with the plan's grid and block when it is that one, otherwise (a pointer that is
+/// not aligned to the vector) the fallback with its own launch shape.
+template <typename T, class... P>
+void launch_first(const LaunchPlan& plan, const T* in, T* out, Shape s, cudaStream_t stream) {
+  bool done = false;
+  const auto try_one = [&](auto path) {
+    using Q = decltype(path);
+    using W = typename Q::Work;
+    if constexpr (std::is_same_v<typename Q::Elem, T>) {
+      if (done || !shape_fits<W>(s) || !pointers_fit<W>(in, out)) return;
+      Launch l{plan.grid, plan.block};
+      if (kernel_name<Q::kernel>() != plan.kernel) l = W::launch(Problem{s, dtype_of<T>::value, {}});
+      Q::kernel<<<l.grid, l.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
+                                                 static_cast<int>(s.cols));
+      done = true;
+    }
+  };
+  (try_one(P{}), ...);
+  if (!done) throw std::logic_error("no kernel of this variant takes these pointers");
+}
+
+/// Emulates every path of @p P... for T that suits the shape (the fallback as well as the
+/// path the plan takes), and returns the problems found.
+template <typename T, class... P>
+Problems emulate_all(const Problem& pb) {
+  Problems all;
+  const auto try_one = [&](auto path) {
+    using Q = decltype(path);
+    if constexpr (std::is_same_v<typename Q::Elem, T>) {
+      if (!shape_fits<typename Q::Work>(pb.shape)) return;
+      for (auto& p : emulate<typename Q::Work>(pb))
+        all.push_back(kernel_name<Q::kernel>() + ": " + p);
+    }
+  };
+  (try_one(P{}), ...);
+  return all;
+}
+
+/// Whether any of @p P... takes element type T.
+template <typename T, class... P>
+constexpr bool takes() {
+  return (std::is_same_v<typename P::Elem, T> || ...);
+}
+
+}  // namespace detail
+
+/// A variant of a step whose kernels are @p P... (Path<W, kernel> for float and for double; for
+/// each type, the first path that suits the shape and the pointers runs: a 16-byte path, then
+/// its scalar fallback).
+template <class... P>
+Variant variant(std::string name, std::string summary) {
+  Variant v;
+  v.name = std::move(name);
+  v.summary = std::move(summary);
+  v.plan = [](const Problem& pb) {
+    return pb.dtype == DType::f32 ? detail::plan_first<float, P...>(pb)
+                                  : detail::plan_first<double, P...>(pb);
+  };
+  v.emulate = [](const Problem& pb) {
+    return pb.dtype == DType::f32 ? detail::emulate_all<float, P...>(pb)
+                                  : detail::emulate_all<double, P...>(pb);
+  };
+  if constexpr (detail::takes<float, P...>()) v.run_f32 = &detail::launch_first<float, P...>;
+  if constexpr (detail::takes<double, P...>()) v.run_f64 = &detail::launch_first<double, P...>;
+  return v;
+}
+
+}  // namespace tt

@@ -1,0 +1,114 @@
+// Each step's moves run on the CPU exactly as its kernel makes them (common/emulate.hpp):
+// every variant, every path it can take (the 16-byte path and its scalar fallback), float and
+// double, on awkward shapes, compared bit for bit with the CPU transpose. A slot written
+// twice, a slot read that no thread wrote, an address outside the matrix, an output element
+// written twice or never: each fails with where it happened. No GPU is needed, so the index
+// arithmetic of every kernel is tested wherever the tests run.
+#include <sstream>
+
+#include "02-naive/naive.hpp"
+#include "catch.hpp"
+#include "steps_under_test.hpp"
+
+namespace {
+
+void check_emulated(const tt::Step& step, const tt::Variant& v, tt::Shape shape, tt::DType t,
+                    std::optional<tt::BlockShape> block) {
+  const tt::Problem pb{shape, t, block};
+  const tt::Problems problems = v.emulate(pb);
+  std::ostringstream all;
+  for (const auto& p : problems) all << "  " << p << "\n";
+  INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << shape.rows << " x "
+               << shape.cols << "\n"
+               << all.str());
+  CHECK(problems.empty());
+}
+
+}  // namespace
+
+TEST_CASE("a step's moves transpose every shape exactly (emulated on the CPU)", "[.emulate]") {
+  for (const tt::Step* step : steps_under_test()) {
+    const auto block = step->takes_block ? std::optional(step->default_block) : std::nullopt;
+    for (const auto& v : step->variants) {
+      REQUIRE(v.emulate);  // every kernel of a step has a description that can be run
+      for (tt::DType t : {tt::DType::f32, tt::DType::f64})
+        if (v.supports(t))
+          for (const tt::Shape& s : awkward_shapes()) check_emulated(*step, v, s, t, block);
+    }
+  }
+}
+
+TEST_CASE("02-naive's moves are exact with other block shapes too", "[emulator]") {
+  const auto& st = step02::step();
+  for (tt::BlockShape b : {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4},
+                           tt::BlockShape{7, 3}, tt::BlockShape{1, 1}})
+    for (const auto& v : st.variants)
+      for (const tt::Shape& s : {tt::Shape{1, 1}, tt::Shape{17, 83}, tt::Shape{96, 64}})
+        check_emulated(st, v, s, tt::DType::f32, b);
+}
+
+// ---- The emulator itself: each planted mistake is caught. --------------------------------
+
+#include "emulate.hpp"
+
+namespace {
+
+constexpr int kT = 8;  // an 8 x 8 tile moved by 8 x 8 threads
+
+/// A correct little transpose, with one of several mistakes switched on.
+enum class Mistake { none, swapped_slot, unguarded, same_slot, unwritten_slot, copy };
+
+template <Mistake M>
+struct Little : tt::Work<float> {
+  static constexpr int kTileElems = kT * (kT + 1);
+  static tt::Launch launch(const tt::Problem& pb) {
+    return {dim3(static_cast<unsigned>(tt::ceil_div(pb.shape.cols, kT)),
+                 static_cast<unsigned>(tt::ceil_div(pb.shape.rows, kT))),
+            dim3(kT, kT)};
+  }
+  static int slot(int r, int c) { return r * (kT + 1) + c; }
+  static tt::Move<> load(const tt::Thread& me, int, int rows, int cols) {
+    const int r = me.thread.y, c = me.thread.x;
+    const tt::Coord src{static_cast<int>(me.block.y) * kT + r, static_cast<int>(me.block.x) * kT + c};
+    const bool in = M == Mistake::unguarded || tt::inside(src, rows, cols);
+    const int s = M == Mistake::same_slot ? slot(r, 0) : slot(r, c);
+    return {in, tt::offset(src.row, src.col, cols), s};
+  }
+  static tt::Move<> store(const tt::Thread& me, int, int rows, int cols) {
+    const int r = me.thread.y, c = me.thread.x;
+    const tt::Coord dst{static_cast<int>(me.block.x) * kT + r, static_cast<int>(me.block.y) * kT + c};
+    int s = slot(c, r);
+    if (M == Mistake::swapped_slot) s = slot(r, c);
+    if (M == Mistake::unwritten_slot) s = slot(c, kT);  // the padding column: nobody writes it
+    if (M == Mistake::copy) {  // writes the input's element (r, c) to output position (r, c)
+      const tt::Coord e{static_cast<int>(me.block.y) * kT + r, static_cast<int>(me.block.x) * kT + c};
+      return {tt::inside(e, rows, cols), tt::offset(e.row, e.col, cols), slot(r, c)};
+    }
+    return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), s};
+  }
+};
+
+template <Mistake M>
+tt::Problems run_little(tt::Shape s) {
+  return tt::emulate<Little<M>>(tt::Problem{s, tt::DType::f32, std::nullopt});
+}
+
+bool mentions(const tt::Problems& p, const std::string& what) {
+  for (const auto& x : p)
+    if (x.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("the emulator passes a correct transpose and names each planted mistake", "[emulator]") {
+  for (tt::Shape s : {tt::Shape{8, 8}, tt::Shape{13, 21}, tt::Shape{1, 1}})
+    CHECK(run_little<Mistake::none>(s).empty());
+  const tt::Shape odd{13, 21};
+  CHECK(mentions(run_little<Mistake::swapped_slot>({16, 16}), "differ from the CPU reference"));
+  CHECK(mentions(run_little<Mistake::unguarded>(odd), "outside the matrix"));
+  CHECK(mentions(run_little<Mistake::same_slot>(odd), "two writes to tile slot"));
+  CHECK(mentions(run_little<Mistake::unwritten_slot>(odd), "which no thread wrote"));
+  CHECK_FALSE(run_little<Mistake::copy>({16, 24}).empty());  // a copy is not a transpose
+  CHECK(run_little<Mistake::copy>({1, 1}).empty());          // (except where they agree)
+}
