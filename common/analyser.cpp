@@ -192,7 +192,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
       for (int wp = 0; wp < warps; ++wp) {
         for (int it = 0; it < access.iterations; ++it) {
           const auto a = warp_addresses(access, plan, block, wp, it);
-          const auto active = std::count_if(a.begin(), a.end(), [](const auto& x) { return x.has_value(); });
+          const auto active =
+              std::count_if(a.begin(), a.end(), [](const auto& x) { return x.has_value(); });
           if (active == 0) continue;  // no active lane: the warp skips the instruction
           ++t.instructions;
           t.lanes += static_cast<std::uint64_t>(active);

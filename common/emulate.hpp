@@ -36,8 +36,7 @@ inline std::string where(const Thread& me, int pass) {
 template <class W, class = void>
 struct has_whole_tile : std::false_type {};
 template <class W>
-struct has_whole_tile<
-    W, std::void_t<decltype(W::whole_tile(std::declval<const Thread&>(), 0, 0))>>
+struct has_whole_tile<W, std::void_t<decltype(W::whole_tile(std::declval<const Thread&>(), 0, 0))>>
     : std::true_type {};
 
 }  // namespace detail
@@ -124,8 +123,8 @@ Problems emulate(const Problem& pb) {
       if (!check_global(m, n, me, p, "load") || !check_slots(m, me, p, W::kTileStoreVec)) continue;
       for (int k = 0; k < N; ++k) {
         const auto slot = static_cast<std::size_t>(m.slot_of(k));
-        if (filled[slot]) fail("two writes to tile slot " + std::to_string(slot) + " at " +
-                               detail::where(me, p));
+        if (filled[slot])
+          fail("two writes to tile slot " + std::to_string(slot) + " at " + detail::where(me, p));
         filled[slot] = 1;
         tile[slot] = in[static_cast<std::size_t>(m.global + k)];
       }

@@ -79,11 +79,11 @@ TT_HD inline bool whole_tile(uint3 b, int tile, int rows, int cols) {
 /// state only what they change.
 template <typename T>
 struct Work {
-  using Elem = T;                              ///< Element type.
-  static constexpr int kVec = 1;               ///< Elements one global instruction moves.
-  static constexpr int kLoadPasses = 1;        ///< Moves a thread makes before the barrier.
-  static constexpr int kStorePasses = 1;       ///< Moves a thread makes after the barrier.
-  static constexpr int kTileElems = 0;         ///< Shared-memory tile (0: no tile).
+  using Elem = T;                               ///< Element type.
+  static constexpr int kVec = 1;                ///< Elements one global instruction moves.
+  static constexpr int kLoadPasses = 1;         ///< Moves a thread makes before the barrier.
+  static constexpr int kStorePasses = 1;        ///< Moves a thread makes after the barrier.
+  static constexpr int kTileElems = 0;          ///< Shared-memory tile (0: no tile).
   static constexpr bool kTileStoreVec = false;  ///< The tile is written one vector at a time.
 };
 

@@ -120,12 +120,27 @@ Step make_references() {
   s.id = "references";
   s.title = "The ceilings and the library call: memcpy, a copy kernel, cuBLAS geam";
   s.variants = {
-      {"memcpy", "cudaMemcpy device to device: the practical ceiling (a copy, not a transpose)",
-       Expect::copy, library_plan, run_memcpy<float>, run_memcpy<double>, {}},
-      {"copy-kernel", "a simple copy kernel, one 16-byte vector per thread", Expect::copy,
-       copy_kernel_plan, run_copy_kernel<float>, run_copy_kernel<double>, {}},
-      {"cublas", "cublasSgeam / cublasDgeam with op(A) = A^T: what you would call instead",
-       Expect::transpose, library_plan, run_cublas<float>, run_cublas<double>, {}},
+      {"memcpy",
+       "cudaMemcpy device to device: the practical ceiling (a copy, not a transpose)",
+       Expect::copy,
+       library_plan,
+       run_memcpy<float>,
+       run_memcpy<double>,
+       {}},
+      {"copy-kernel",
+       "a simple copy kernel, one 16-byte vector per thread",
+       Expect::copy,
+       copy_kernel_plan,
+       run_copy_kernel<float>,
+       run_copy_kernel<double>,
+       {}},
+      {"cublas",
+       "cublasSgeam / cublasDgeam with op(A) = A^T: what you would call instead",
+       Expect::transpose,
+       library_plan,
+       run_cublas<float>,
+       run_cublas<double>,
+       {}},
   };
   s.default_variant = "all";
   return s;

@@ -54,7 +54,10 @@ void check_plan(const DeviceInfo& dev, const LaunchPlan& p, const std::string& n
       os << name << ": the matrix needs " << grid[i] << " blocks along grid." << axis[i]
          << ", more than " << (dev.name.empty() ? "the device" : dev.name) << " allows ("
          << dev.max_grid_dim[i] << "); use a smaller matrix (grid." << axis[i]
-         << " counts blocks of " << (i == 0 ? p.block.x : i == 1 ? p.block.y : p.block.z)
+         << " counts blocks of "
+         << (i == 0   ? p.block.x
+             : i == 1 ? p.block.y
+                      : p.block.z)
          << " along this side)";
   }
   if (os.str().empty() && p.shared_bytes > dev.shared_per_block)
@@ -320,8 +323,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << json_escape(a.variant->name) << "\",\"dtype\":\"" << dtype_name(a.problem.dtype)
      << "\",\"rows\":" << a.problem.shape.rows << ",\"cols\":" << a.problem.shape.cols
      << ",\"grid\":[" << p.grid.x << "," << p.grid.y << "," << p.grid.z << "],\"block\":["
-     << p.block.x << "," << p.block.y << "," << p.block.z << "],\"shared_bytes\":"
-     << p.shared_bytes << ",\"kernel\":\"" << json_escape(p.kernel)
+     << p.block.x << "," << p.block.y << "," << p.block.z << "],\"shared_bytes\":" << p.shared_bytes
+     << ",\"kernel\":\"" << json_escape(p.kernel)
      << "\",\"loads_per_thread\":" << p.loads_per_thread << ",\"load_bytes\":" << p.load_bytes
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
@@ -332,9 +335,10 @@ void explain_json(const Analysis& a, std::ostream& out) {
     os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
-       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"predicted\":"
-       << t.per_instruction() << ",\"ideal_per_instruction\":" << t.ideal_per_instruction()
-       << ",\"unit\":\"" << unit_name(x) << "\"}";
+       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes
+       << ",\"predicted\":" << t.per_instruction()
+       << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""
+       << unit_name(x) << "\"}";
   }
   os << "]}";
   out << os.str() << "\n";

@@ -6,8 +6,8 @@
 /// A work class W (one per kernel configuration and element type) has:
 ///
 ///     using Elem = float;                   // the element type
-///     static constexpr int kVec;            // elements one global instruction moves: 1, or 16 bytes
-///     static constexpr int kLoadPasses;     // moves each thread makes before the barrier
+///     static constexpr int kVec;            // elements one global instruction moves: 1, or 16
+///     bytes static constexpr int kLoadPasses;     // moves each thread makes before the barrier
 ///     static constexpr int kStorePasses;    // moves each thread makes after it
 ///     static constexpr int kTileElems;      // shared-memory tile in elements (0: no tile)
 ///     static constexpr bool kTileStoreVec;  // the tile is written one vector an instruction
@@ -39,9 +39,9 @@ namespace tt {
 /// (signature `void (const Elem* in, Elem* out, int rows, int cols)`).
 template <class W, auto KERNEL>
 struct Path {
-  using Work = W;                              ///< The work description.
-  using Elem = typename W::Elem;               ///< Its element type.
-  static constexpr auto kernel = KERNEL;       ///< The kernel.
+  using Work = W;                         ///< The work description.
+  using Elem = typename W::Elem;          ///< Its element type.
+  static constexpr auto kernel = KERNEL;  ///< The kernel.
 };
 
 /// The grid of TILE x TILE tiles over a rows x cols input (x along its columns), with @p block.
@@ -95,7 +95,9 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid) {
   constexpr int N = W::kVec;
   constexpr std::int64_t size = sizeof(T);
   constexpr int elem = static_cast<int>(size), vec = static_cast<int>(size) * N;
-  const auto me = [block, grid](const ThreadPos& t) { return Thread{t.block, t.thread, block, grid}; };
+  const auto me = [block, grid](const ThreadPos& t) {
+    return Thread{t.block, t.thread, block, grid};
+  };
   // Where the element of a move is, or nothing when the thread skips it.
   const auto global = [](const Move<N>& m) -> std::optional<std::int64_t> {
     if (!m.inside) return std::nullopt;
@@ -182,9 +184,10 @@ void launch_first(const LaunchPlan& plan, const T* in, T* out, Shape s, cudaStre
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (done || !shape_fits<W>(s) || !pointers_fit<W>(in, out)) return;
       Launch l{plan.grid, plan.block};
-      if (kernel_name<Q::kernel>() != plan.kernel) l = W::launch(Problem{s, dtype_of<T>::value, {}});
+      if (kernel_name<Q::kernel>() != plan.kernel)
+        l = W::launch(Problem{s, dtype_of<T>::value, {}});
       Q::kernel<<<l.grid, l.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                 static_cast<int>(s.cols));
+                                                static_cast<int>(s.cols));
       done = true;
     }
   };

@@ -203,7 +203,8 @@ TEST_CASE("05-multi-element: every instantiation is conflict-free on both sides"
   }
 }
 
-TEST_CASE("06-float4: the unpadded gather is 8-way, the padded one conflict-free for float", "[analyser]") {
+TEST_CASE("06-float4: the unpadded gather is 8-way, the padded one conflict-free for float",
+          "[analyser]") {
   const auto f = problem(1024, 1024, tt::DType::f32);
   auto [st, ld] = shared(step06::step(), "unpadded", f);
   CHECK(st == 4.0);  // one 16-byte store: 4 quarter-warp wavefronts, the ideal

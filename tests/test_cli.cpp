@@ -116,9 +116,9 @@ TEST_CASE("a step program exits with status 2 on bad input, before any GPU work"
 TEST_CASE("the SVG form of --explain draws the shared-memory accesses of a step", "[cli]") {
   std::ostringstream out;
   const auto& s = step03::step();
-  tt::explain_svg({tt::analyse(s, *s.find("tile-32x32"),
-                               tt::Problem{{64, 64}, tt::DType::f32, std::nullopt})},
-                  0, out);
+  tt::explain_svg(
+      {tt::analyse(s, *s.find("tile-32x32"), tt::Problem{{64, 64}, tt::DType::f32, std::nullopt})},
+      0, out);
   const std::string svg = out.str();
   CHECK(svg.rfind("<svg", 0) == 0);
   CHECK(svg.find("shared load") != std::string::npos);

@@ -69,19 +69,22 @@ struct Little : tt::Work<float> {
   static int slot(int r, int c) { return r * (kT + 1) + c; }
   static tt::Move<> load(const tt::Thread& me, int, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;
-    const tt::Coord src{static_cast<int>(me.block.y) * kT + r, static_cast<int>(me.block.x) * kT + c};
+    const tt::Coord src{static_cast<int>(me.block.y) * kT + r,
+                        static_cast<int>(me.block.x) * kT + c};
     const bool in = M == Mistake::unguarded || tt::inside(src, rows, cols);
     const int s = M == Mistake::same_slot ? slot(r, 0) : slot(r, c);
     return {in, tt::offset(src.row, src.col, cols), s};
   }
   static tt::Move<> store(const tt::Thread& me, int, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;
-    const tt::Coord dst{static_cast<int>(me.block.x) * kT + r, static_cast<int>(me.block.y) * kT + c};
+    const tt::Coord dst{static_cast<int>(me.block.x) * kT + r,
+                        static_cast<int>(me.block.y) * kT + c};
     int s = slot(c, r);
     if (M == Mistake::swapped_slot) s = slot(r, c);
     if (M == Mistake::unwritten_slot) s = slot(c, kT);  // the padding column: nobody writes it
     if (M == Mistake::copy) {  // writes the input's element (r, c) to output position (r, c)
-      const tt::Coord e{static_cast<int>(me.block.y) * kT + r, static_cast<int>(me.block.x) * kT + c};
+      const tt::Coord e{static_cast<int>(me.block.y) * kT + r,
+                        static_cast<int>(me.block.x) * kT + c};
       return {tt::inside(e, rows, cols), tt::offset(e.row, e.col, cols), slot(r, c)};
     }
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), s};

@@ -4,4 +4,6 @@
 #include "02-naive/naive.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step02::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step02::step(), argc, argv);
+}

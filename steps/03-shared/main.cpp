@@ -4,4 +4,6 @@
 #include "03-shared/shared.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step03::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step03::step(), argc, argv);
+}

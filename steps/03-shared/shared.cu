@@ -47,13 +47,15 @@ struct Tile : tt::Work<T> {
   /// Thread (x, y) reads input element (32 by + y, 32 bx + x) into tile row y, column x.
   TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * kTile + r, static_cast<int>(me.block.x) * kTile + c};
+    const Coord src{static_cast<int>(me.block.y) * kTile + r,
+                    static_cast<int>(me.block.x) * kTile + c};
     return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot(r, c)};
   }
   /// Thread (x, y) writes output element (32 bx + y, 32 by + x), which is tile row x, column y.
   TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * kTile + r, static_cast<int>(me.block.y) * kTile + c};
+    const Coord dst{static_cast<int>(me.block.x) * kTile + r,
+                    static_cast<int>(me.block.y) * kTile + c};
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
   }
 };

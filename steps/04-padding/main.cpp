@@ -4,4 +4,6 @@
 #include "04-padding/padding.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step04::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step04::step(), argc, argv);
+}

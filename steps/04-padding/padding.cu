@@ -44,13 +44,15 @@ struct Tile : tt::Work<T> {
   /// Thread (x, y) reads input element (TILE by + y, TILE bx + x) into tile row y, column x.
   TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * TILE + r, static_cast<int>(me.block.x) * TILE + c};
+    const Coord src{static_cast<int>(me.block.y) * TILE + r,
+                    static_cast<int>(me.block.x) * TILE + c};
     return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot<TILE>(r, c)};
   }
   /// Thread (x, y) writes output element (TILE bx + y, TILE by + x): tile row x, column y.
   TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * TILE + r, static_cast<int>(me.block.y) * TILE + c};
+    const Coord dst{static_cast<int>(me.block.x) * TILE + r,
+                    static_cast<int>(me.block.y) * TILE + c};
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot<TILE>(c, r)};
   }
 };
@@ -89,7 +91,8 @@ const tt::Step& step() {
     st.title = "Padded tile 32 x 33: the column read is conflict-free";
     st.variants = {
         variant<32>("pad-32x33", "32 x 32 threads, tile padded to 32 x 33"),
-        variant<16>("pad-16x17", "16 x 16 threads, tile padded to 16 x 17 (a 2-way conflict remains)"),
+        variant<16>("pad-16x17",
+                    "16 x 16 threads, tile padded to 16 x 17 (a 2-way conflict remains)"),
     };
     st.default_variant = "pad-32x33";
     return st;

@@ -4,4 +4,6 @@
 #include "05-multi-element/multi_element.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step05::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step05::step(), argc, argv);
+}

@@ -58,13 +58,15 @@ struct Multi : tt::Work<T> {
   /// Pass p: thread (x, y) reads input element (32 by + y + p ROWS, 32 bx + x).
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * ROWS, c = me.thread.x;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * kTile + r, static_cast<int>(me.block.x) * kTile + c};
+    const Coord src{static_cast<int>(me.block.y) * kTile + r,
+                    static_cast<int>(me.block.x) * kTile + c};
     return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot(r, c)};
   }
   /// Pass p: thread (x, y) writes output element (32 bx + y + p ROWS, 32 by + x).
   TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * ROWS, c = me.thread.x;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * kTile + r, static_cast<int>(me.block.y) * kTile + c};
+    const Coord dst{static_cast<int>(me.block.x) * kTile + r,
+                    static_cast<int>(me.block.y) * kTile + c};
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
   }
 };
@@ -110,11 +112,15 @@ __global__ void transpose_multi(const tt::Elem<W>* __restrict__ in, tt::Elem<W>*
   const tt::Thread me = tt::this_thread();
   const bool whole = W::whole_tile(me, rows, cols);  // the same for every thread of the block
 
-  if (whole) load_phase<false, W>(me, in, tile, rows, cols);
-  else load_phase<true, W>(me, in, tile, rows, cols);
+  if (whole)
+    load_phase<false, W>(me, in, tile, rows, cols);
+  else
+    load_phase<true, W>(me, in, tile, rows, cols);
   __syncthreads();
-  if (whole) store_phase<false, W>(me, tile, out, rows, cols);
-  else store_phase<true, W>(me, tile, out, rows, cols);
+  if (whole)
+    store_phase<false, W>(me, tile, out, rows, cols);
+  else
+    store_phase<true, W>(me, tile, out, rows, cols);
 }
 
 // --- The variants the program offers. ----------------------------------------------------

@@ -57,7 +57,7 @@ template <bool PADDED, typename T, int N = tt::kVec16<T>>
 struct Moves : tt::Work<T> {
   static constexpr int kVec = N;
   static constexpr int kThreads = step06::kThreads;
-  static constexpr int kThreadsX = kTile / N;              ///< Vectors a tile row: 8, 16 or 32.
+  static constexpr int kThreadsX = kTile / N;             ///< Vectors a tile row: 8, 16 or 32.
   static constexpr int kThreadsY = kThreads / kThreadsX;  ///< 32, 16 or 8.
   static constexpr int kLoadPasses = kTile / kThreadsY, kStorePasses = kTile / kThreadsY;
   static constexpr int kTileElems = kTile * (kTile + (PADDED ? 1 : 0));
@@ -72,7 +72,8 @@ struct Moves : tt::Work<T> {
   /// The N elements of input row 32 by + r from column 32 bx + c, into tile row r.
   TT_HD static tt::Move<N> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * kThreadsY, c = me.thread.x * N;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * kTile + r, static_cast<int>(me.block.x) * kTile + c};
+    const Coord src{static_cast<int>(me.block.y) * kTile + r,
+                    static_cast<int>(me.block.x) * kTile + c};
     tt::Move<N> m{tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), {}};
     for (int k = 0; k < N; ++k) m.slot_of(k) = tile_slot<PADDED>(r, c + k);  // along a row
     return m;
@@ -80,7 +81,8 @@ struct Moves : tt::Work<T> {
   /// The N elements of output row 32 bx + r from column 32 by + c: tile column r, rows c ...
   TT_HD static tt::Move<N> store(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * kThreadsY, c = me.thread.x * N;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * kTile + r, static_cast<int>(me.block.y) * kTile + c};
+    const Coord dst{static_cast<int>(me.block.x) * kTile + r,
+                    static_cast<int>(me.block.y) * kTile + c};
     tt::Move<N> m{tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), {}};
     for (int k = 0; k < N; ++k) m.slot_of(k) = tile_slot<PADDED>(c + k, r);  // down a column
     return m;
@@ -106,7 +108,8 @@ const tt::Step& step() {
     st.title = "16-byte global accesses: float4 / double2 on both sides";
     st.variants = {
         variant<true>("padded", "32 x 33 tile: conflict-free float gather, scalar shared stores"),
-        variant<false>("unpadded", "32 x 32 tile: 16-byte shared stores, 8-way conflict on the gather"),
+        variant<false>("unpadded",
+                       "32 x 32 tile: 16-byte shared stores, 8-way conflict on the gather"),
     };
     st.default_variant = "padded";
     return st;

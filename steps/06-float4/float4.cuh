@@ -55,17 +55,22 @@ __device__ void store_phase(const tt::Thread& me, const T* tile, T* __restrict__
 /// Moves the tiles of work W (kThreads threads a block, kVec elements a move).
 template <class W>
 __global__ void __launch_bounds__(W::kThreads)
-    transpose_vec(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out, int rows, int cols) {
+    transpose_vec(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out, int rows,
+                  int cols) {
   using T = tt::Elem<W>;
   __shared__ alignas(16) T tile[W::kTileElems];
   const tt::Thread me = tt::this_thread();
   const bool whole = W::whole_tile(me, rows, cols);  // the same for every thread of the block
 
-  if (whole) load_phase<false, W>(me, in, tile, rows, cols);
-  else load_phase<true, W>(me, in, tile, rows, cols);
+  if (whole)
+    load_phase<false, W>(me, in, tile, rows, cols);
+  else
+    load_phase<true, W>(me, in, tile, rows, cols);
   __syncthreads();
-  if (whole) store_phase<false, W>(me, tile, out, rows, cols);
-  else store_phase<true, W>(me, tile, out, rows, cols);
+  if (whole)
+    store_phase<false, W>(me, tile, out, rows, cols);
+  else
+    store_phase<true, W>(me, tile, out, rows, cols);
 }
 
 }  // namespace step06

@@ -4,4 +4,6 @@
 #include "06-float4/float4.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step06::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step06::step(), argc, argv);
+}

@@ -4,4 +4,6 @@
 #include "07-swizzle/swizzle.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step07::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step07::step(), argc, argv);
+}

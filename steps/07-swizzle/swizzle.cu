@@ -50,12 +50,12 @@ const tt::Step& step() {
     st.id = "07-swizzle";
     st.title = "XOR-swizzled dense tile: 16-byte shared stores, conflict-free gathers";
     st.variants = {
-        variant<64, 512, 1024>("tile64",
-                               "64 x 64 swizzled tile, 512 threads (scalar path: 1024, column XOR row)"),
+        variant<64, 512, 1024>(
+            "tile64", "64 x 64 swizzled tile, 512 threads (scalar path: 1024, column XOR row)"),
         variant<64, 256, 1024>("tile64-256",
                                "64 x 64 swizzled tile, 256 threads: twice the vectors a thread"),
-        variant<32, 256, 256>("tile32",
-                              "32 x 32 swizzled tile, 256 threads: step 06's shape, swizzle for padding"),
+        variant<32, 256, 256>(
+            "tile32", "32 x 32 swizzled tile, 256 threads: step 06's shape, swizzle for padding"),
         tt::variant<Path<SwizzledScalar<float, 64, 1024>>, Path<SwizzledScalar<double, 64, 1024>>>(
             "scalar", "always the scalar path: 64 x 64 tile, 1024 threads, column XOR row"),
     };

@@ -42,15 +42,13 @@ struct Swizzled : tt::Work<T> {
   static constexpr int kWarpsPerGroup = kVectorsPerRow / 8;   ///< Warps per 4 columns.
   static constexpr int kStoreCols = 4 * (THREADS / 32) / kWarpsPerGroup;  ///< Columns a pass.
   static constexpr int kStorePasses = TILE / kStoreCols;                  ///< Store passes.
-  static constexpr int kTileElems = TILE * TILE;  ///< Dense: no padding.
-  static constexpr bool kTileStoreVec = true;     ///< A swizzled row keeps each vector whole.
+  static constexpr int kTileElems = TILE * TILE;                          ///< Dense: no padding.
+  static constexpr bool kTileStoreVec = true;  ///< A swizzled row keeps each vector whole.
   static_assert(kVectorsPerRow % 8 == 0, "a tile row must hold a multiple of 8 vectors");
   static_assert(THREADS % kVectorsPerRow == 0 && TILE % kLoadRows == 0, "load passes");
   static_assert(TILE % kStoreCols == 0 && THREADS % 32 == 0, "store passes");
 
-  static tt::Launch launch(const tt::Problem& pb) {
-    return tt::tile_grid(pb, TILE, dim3(THREADS));
-  }
+  static tt::Launch launch(const tt::Problem& pb) { return tt::tile_grid(pb, TILE, dim3(THREADS)); }
   /// Whether the block's whole tile lies inside the matrix, so that no move needs a check.
   TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
     return tt::whole_tile(me.block, TILE, rows, cols);
@@ -91,9 +89,7 @@ struct SwizzledScalar : tt::Work<T> {
   static constexpr int kTileElems = TILE * TILE;
   static_assert(TILE % 32 == 0 && TILE % kRowsPerPass == 0, "scalar passes");
 
-  static tt::Launch launch(const tt::Problem& pb) {
-    return tt::tile_grid(pb, TILE, dim3(THREADS));
-  }
+  static tt::Launch launch(const tt::Problem& pb) { return tt::tile_grid(pb, TILE, dim3(THREADS)); }
   /// Whether the block's whole tile lies inside the matrix, so that no move needs a check.
   TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
     return tt::whole_tile(me.block, TILE, rows, cols);
@@ -101,7 +97,8 @@ struct SwizzledScalar : tt::Work<T> {
   /// The element thread @p t handles in pass @p pass, as (row, column) of the tile on the way
   /// in and of the output's tile on the way out.
   TT_HD static Coord element(int t, int pass) {
-    return {(pass % kPassesPerStrip) * kRowsPerPass + t / 32, (pass / kPassesPerStrip) * 32 + t % 32};
+    return {(pass % kPassesPerStrip) * kRowsPerPass + t / 32,
+            (pass / kPassesPerStrip) * 32 + t % 32};
   }
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const Coord s = element(me.thread.x, pass);

@@ -79,10 +79,12 @@ const tt::Step& step() {
     st.id = "08-diagonal";
     st.title = "Block order (row, diagonal, column) on step 07's 64 x 64 swizzled kernel";
     st.variants = {
-        variant<ColumnOrder>("column",
-                             "blocks walk down the input's tile columns: output rows are written in order"),
-        variant<DiagonalOrder>("diagonal",
-                               "blocks walk the tile diagonals (the classic remedy for partition camping)"),
+        variant<ColumnOrder>(
+            "column",
+            "blocks walk down the input's tile columns: output rows are written in order"),
+        variant<DiagonalOrder>(
+            "diagonal",
+            "blocks walk the tile diagonals (the classic remedy for partition camping)"),
         variant<RowOrder>("row", "blocks walk the input's tile rows: step 07's order"),
     };
     st.default_variant = "all";

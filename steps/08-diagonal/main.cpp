@@ -4,4 +4,6 @@
 #include "08-diagonal/diagonal.hpp"
 #include "runner.hpp"
 
-int main(int argc, char** argv) { return tt::run_step(step08::step(), argc, argv); }
+int main(int argc, char** argv) {
+  return tt::run_step(step08::step(), argc, argv);
+}
