@@ -4,7 +4,10 @@
 # Builds into BUILD_DIR (default: build) if it holds no build yet, then runs these parts:
 #   tests      the CPU and GPU test programs (the GPU tests must run, not skip);
 #   programs   01-hello-world, every step as a student runs it, and the tour;
-#   bench      steps/bench: headline variants over sizes, every variant at 8192 x 8192 and at
+#   latency    course/latency: the latency of one load, idle and under a streaming copy;
+#   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
+#              bytes in flight a thread and an SM, and with the latency above, Little's law;
+#   bench      course/bench: headline variants over sizes, every variant at 8192 x 8192 and at
 #              odd shapes, 02-naive's block shapes, a ladder of sizes (CSVs), and the plots;
 #   ncu        the access analyser against Nsight Compute, with DRAM traffic
 #              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), when ncu is installed;
@@ -22,7 +25,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests programs bench ncu sanitizer}
+PARTS=${PARTS:-tests programs latency sass bench ncu sanitizer}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -34,7 +37,13 @@ part() {  # part NAME COMMAND...: runs, logs, records pass/fail
   "$@" >"$part_log" 2>&1
   local rc=$?
   cat "$part_log" >>"$LOG"
-  if [ $rc -eq 0 ]; then SUMMARY+=("ok    $name"); else SUMMARY+=("FAIL  $name (exit $rc)"); FAILED=1; fi
+  if [ $rc -eq 0 ]; then
+    SUMMARY+=("ok    $name")
+  elif [ $rc -eq 77 ]; then  # the part's tool is missing here: said so in its log
+    SUMMARY+=("skip  $name (see the log)")
+  else
+    SUMMARY+=("FAIL  $name (exit $rc)"); FAILED=1
+  fi
   tail -n 12 "$part_log" | sed 's/^/    /'
   rm -f "$part_log"
   return 0
@@ -61,19 +70,38 @@ fi
 if want programs; then
   part "01-hello-world" "$BUILD/steps/01-hello-world/01-hello-world" 3 4 2
   for step in $STEPS; do part "$step" "$BUILD/steps/$step/$step"; done
-  part "tour" "$BUILD/steps/tour"
+  part "tour" "$BUILD/course/tour"
 fi
 
-# 3. The benchmark (steps/bench.cpp): every step's headline variant and the references over
+# 3. The latency of one load (course/latency.cu) at L1-, L2- and DRAM-sized working sets,
+#    idle and under load, then the SASS check with Little's law on the DRAM latency under load.
+if want latency; then
+  part "latency" "$BUILD/course/latency" --sizes 16K,4M,16M,1G --under-load --out "$OUT/latency.csv"
+fi
+if want sass; then
+  model=()
+  if [ -f "$OUT/latency.csv" ]; then  # sms and ns of the largest working set, under load
+    read -r sms ns < <(python3 -c "
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['under_load'] == 'true']
+r = max(rows, key=lambda r: int(r['bytes']))
+print(r['sms'], r['ns_per_load'])" "$OUT/latency.csv")
+    [ -n "${ns:-}" ] && model=(--latency-ns "$ns" --sms "$sms")
+  fi
+  part "sass check" python3 "$ROOT/scripts/sass_check.py" "$BUILD" --markdown "$OUT/sass.md" \
+    "${model[@]}"
+fi
+
+# 4. The benchmark (course/bench.cpp): every step's headline variant and the references over
 #    the default sizes, float and double; every variant at 8192 x 8192 and at shapes whose
 #    rows are or are not whole 32-byte sectors; 02-naive's block shapes; a ladder of sizes.
 #    Then the plots (scripts/plot_results.py), when matplotlib is there.
 if want bench; then
-  part "bench" "$BUILD/steps/bench" --out "$OUT/bench.csv"
-  part "bench variants" "$BUILD/steps/bench" --sweep variants \
+  part "bench" "$BUILD/course/bench" --out "$OUT/bench.csv"
+  part "bench variants" "$BUILD/course/bench" --sweep variants \
     --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
-  part "bench block" "$BUILD/steps/bench" --sweep block --out "$OUT/block.csv"
-  part "bench size" "$BUILD/steps/bench" --sweep size --dtypes float --out "$OUT/size.csv"
+  part "bench block" "$BUILD/course/bench" --sweep block --out "$OUT/block.csv"
+  part "bench size" "$BUILD/course/bench" --sweep size --dtypes float --out "$OUT/size.csv"
   if python3 -c "import matplotlib" 2>/dev/null; then
     cat "$OUT"/bench.csv "$OUT"/variants.csv "$OUT"/block.csv "$OUT"/size.csv \
       >"$OUT/all.csv" 2>/dev/null
@@ -83,7 +111,7 @@ if want bench; then
   fi
 fi
 
-# 4. Predictions against Nsight Compute, and DRAM traffic.
+# 5. Predictions against Nsight Compute, and DRAM traffic.
 if ! want ncu; then
   :
 elif command -v ncu >/dev/null; then
@@ -96,7 +124,7 @@ else
   SUMMARY+=("skip  ncu check (ncu not found)")
 fi
 
-# 5. compute-sanitizer: every program on small odd shapes and the [sanitize] GPU tests
+# 6. compute-sanitizer: every program on small odd shapes and the [sanitize] GPU tests
 #    (scripts/sanitize.sh; logs and its table in OUT_DIR/sanitize).
 if want sanitizer; then
   say ""; say "=== compute-sanitizer: scripts/sanitize.sh $BUILD $OUT/sanitize"

@@ -64,23 +64,21 @@ void explain_warps(int m, int k) {
 
 int run(int argc, char** argv) {
   int n = 2, m = 4, k = 2, device = 0;
-  bool explain = false;
+  bool explain = false, list = false;
   CLI::App app{"01-hello-world: a grid of n blocks of m x k threads, each thread says hello"};
   app.add_option("n", n, "Blocks in the grid")->check(tt::whole_number(1, 2147483647));
   app.add_option("m", m, "Threads per block along x")->check(tt::whole_number(1, 1024));
   app.add_option("k", k, "Threads per block along y")->check(tt::whole_number(1, 1024));
   app.add_option("-d,--device", device, "CUDA device index")->check(tt::whole_number(0, 1023));
   app.add_flag("--explain", explain, "Show which warp each thread belongs to (no GPU needed)");
+  app.add_flag("--list", list, "List the variants (this step has one: the hello kernel)");
   app.footer(
       "Example: 01-hello-world 10 4 2\nExit status: 0 ok, 2 bad command line, 3 no CUDA "
       "device, 4 CUDA error.");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
 
-  if (explain) {
-    explain_warps(m, k);
-    return tt::kExitOk;
-  }
-  // Limits that hold on every CUDA device, checked before asking for one.
+  // Limits that hold on every CUDA device, checked before anything else: --explain and
+  // --list refuse what a run would refuse.
   if (static_cast<long long>(m) * k > 1024)
     throw tt::UsageError("a block of " + std::to_string(m) + " x " + std::to_string(k) + " = " +
                          std::to_string(m * k) + " threads exceeds 1024 threads per block");
@@ -88,6 +86,15 @@ int run(int argc, char** argv) {
     throw tt::UsageError(std::to_string(static_cast<long long>(n) * m * k) +
                          " threads would print more than " + std::to_string(kMaxLines) +
                          " lines; use fewer blocks or threads");
+  if (list) {
+    std::cout << "hello (default): every thread prints its threadIdx and blockIdx; the step has "
+                 "no other variant (choose the grid with n m k)\n";
+    return tt::kExitOk;
+  }
+  if (explain) {
+    explain_warps(m, k);
+    return tt::kExitOk;
+  }
 
   const tt::DeviceInfo dev = tt::select_device(device);
   if (m * k > dev.max_threads_per_block || m > dev.max_block_dim[0] || k > dev.max_block_dim[1] ||
