@@ -183,6 +183,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
   const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(std::max(1u, std::thread::hardware_concurrency()), visits / 64)));
   std::vector<AccessTotals> part(workers);
+  for (auto& p : part) p.per_iteration.assign(static_cast<std::size_t>(access.iterations), {});
   const auto work = [&](unsigned w) {
     AccessTotals& t = part[w];
     for (std::uint64_t i = visits * w / workers; i < visits * (w + 1) / workers; ++i) {
@@ -195,17 +196,24 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
           const auto active =
               std::count_if(a.begin(), a.end(), [](const auto& x) { return x.has_value(); });
           if (active == 0) continue;  // no active lane: the warp skips the instruction
-          ++t.instructions;
-          t.lanes += static_cast<std::uint64_t>(active);
+          std::uint64_t cost = 0, ideal = 0;
           if (access.space == Space::shared) {
             const auto c = shared_cost(a, access.width);
-            t.cost += static_cast<std::uint64_t>(c.wavefronts);
-            t.ideal += static_cast<std::uint64_t>(c.ideal);
+            cost = static_cast<std::uint64_t>(c.wavefronts);
+            ideal = static_cast<std::uint64_t>(c.ideal);
           } else {
             const auto c = global_cost(a, access.width);
-            t.cost += static_cast<std::uint64_t>(c.sectors);
-            t.ideal += static_cast<std::uint64_t>(c.ideal_sectors);
+            cost = static_cast<std::uint64_t>(c.sectors);
+            ideal = static_cast<std::uint64_t>(c.ideal_sectors);
           }
+          ++t.instructions;
+          t.lanes += static_cast<std::uint64_t>(active);
+          t.cost += cost;
+          t.ideal += ideal;
+          auto& it_totals = t.per_iteration[static_cast<std::size_t>(it)];
+          ++it_totals[0];
+          it_totals[1] += cost;
+          it_totals[2] += ideal;
         }
       }
     }
@@ -216,11 +224,14 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
   for (auto& th : pool) th.join();
 
   AccessTotals t;
+  t.per_iteration.assign(static_cast<std::size_t>(access.iterations), {});
   for (const auto& p : part) {
     t.instructions += p.instructions;
     t.cost += p.cost;
     t.ideal += p.ideal;
     t.lanes += p.lanes;
+    for (std::size_t i = 0; i < p.per_iteration.size(); ++i)
+      for (std::size_t j = 0; j < 3; ++j) t.per_iteration[i][j] += p.per_iteration[i][j];
   }
   t.blocks = blocks;
   t.visited = visits;
@@ -232,6 +243,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.cost = scale(t.cost);
     t.ideal = scale(t.ideal);
     t.lanes = scale(t.lanes);
+    for (auto& it : t.per_iteration)
+      for (auto& x : it) x = scale(x);
   }
   return t;
 }

@@ -77,6 +77,9 @@ struct AccessTotals {
   std::uint64_t lanes = 0;         ///< Active lanes, summed over those instructions.
   std::uint64_t blocks = 0;        ///< Blocks of the launch.
   std::uint64_t visited = 0;       ///< Blocks visited (== blocks unless sampled).
+  /// Instructions and cost of each iteration (one SASS instruction each, in an unrolled loop):
+  /// per_iteration[i] = {instructions, cost, ideal} of iteration i.
+  std::vector<std::array<std::uint64_t, 3>> per_iteration;
   /// Whether only a sample of the blocks was visited (the counts are then scaled estimates).
   bool sampled() const { return visited < blocks; }
   /// Cost per instruction (wavefronts / instruction, or sectors / request).

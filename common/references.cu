@@ -53,8 +53,9 @@ LaunchPlan copy_kernel_plan(const Problem& pb) {
   LaunchPlan p;
   p.block = dim3(kCopyThreads);
   p.grid = dim3(static_cast<unsigned>(ceil_div(threads, kCopyThreads)));
+  const std::int64_t elem = static_cast<std::int64_t>(size);
   for (Op op : {Op::load, Op::store}) {
-    Access a;
+    Access a;  // the 16-byte vectors
     a.code = op == Op::load ? "reinterpret_cast<const uint4*>(in)[i]"
                             : "reinterpret_cast<uint4*>(out)[i]";
     a.space = Space::global;
@@ -62,10 +63,23 @@ LaunchPlan copy_kernel_plan(const Problem& pb) {
     a.width = 16;
     a.address = [vectors](const ThreadPos& t) -> std::optional<std::int64_t> {
       const std::int64_t i = static_cast<std::int64_t>(t.block.x) * kCopyThreads + t.thread.x;
-      if (i >= vectors) return std::nullopt;  // the scalar tail is a different instruction
+      if (i >= vectors) return std::nullopt;
       return i * 16;
     };
     p.accesses.push_back(a);
+    if (n % per == 0) continue;
+    Access tail;  // the last n mod (16 / size) elements, one a thread: another instruction
+    tail.code = op == Op::load ? "in[e]" : "out[e] = ...";
+    tail.space = Space::global;
+    tail.op = op;
+    tail.width = static_cast<int>(size);
+    tail.address = [vectors, per, n, elem](const ThreadPos& t) -> std::optional<std::int64_t> {
+      const std::int64_t i = static_cast<std::int64_t>(t.block.x) * kCopyThreads + t.thread.x;
+      const std::int64_t e = vectors * per + (i - vectors);
+      if (i < vectors || e >= n) return std::nullopt;
+      return e * elem;
+    };
+    p.accesses.push_back(tail);
   }
   return p;
 }

@@ -338,7 +338,11 @@ void explain_json(const Analysis& a, std::ostream& out) {
        << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes
        << ",\"predicted\":" << t.per_instruction()
        << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""
-       << unit_name(x) << "\"}";
+       << unit_name(x) << "\",\"per_iteration\":[";
+    for (std::size_t k = 0; k < t.per_iteration.size(); ++k)
+      os << (k ? "," : "") << "[" << t.per_iteration[k][0] << "," << t.per_iteration[k][1] << ","
+         << t.per_iteration[k][2] << "]";
+    os << "]}";
   }
   os << "]}";
   out << os.str() << "\n";

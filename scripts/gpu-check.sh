@@ -10,7 +10,9 @@
 #   bench      course/bench: headline variants over sizes, every variant at 8192 x 8192 and at
 #              odd shapes, 02-naive's block shapes, a ladder of sizes (CSVs), and the plots;
 #   ncu        the access analyser against Nsight Compute, with DRAM traffic
-#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), when ncu is installed;
+#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), and the bank model on
+#              shared-memory patterns (scripts/bank_patterns.py, OUT_DIR/banks.md), when ncu
+#              is installed;
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program
 #              and the [sanitize] GPU tests (scripts/sanitize.sh), when it is installed.
 # PARTS (environment) picks parts (default: all, in that order), e.g. PARTS="tests ncu".
@@ -117,9 +119,14 @@ if ! want ncu; then
 elif command -v ncu >/dev/null; then
   part "ncu check 8192" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --size 8192 \
     --markdown "$OUT/ncu-8192.md"
+  # Every step at an odd shape (the scalar paths), and at one whose rows are whole 16-byte
+  # vectors but whose tiles are partial (the 16-byte paths' checked edges).
   part "ncu check 4099x8191" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4099 \
-    --cols 8191 --only 02-naive 05-multi-element 07-swizzle 08-diagonal references \
-    --markdown "$OUT/ncu-4099x8191.md"
+    --cols 8191 --markdown "$OUT/ncu-4099x8191.md"
+  part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
+    --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
+  # The bank model itself: shared-memory patterns, predicted and measured (course/banks.cu).
+  part "bank patterns" python3 "$ROOT/scripts/bank_patterns.py" "$BUILD" --markdown "$OUT/banks.md"
 else
   SUMMARY+=("skip  ncu check (ncu not found)")
 fi

@@ -323,8 +323,10 @@ TEST_CASE(
     "every kernel on small odd shapes (scripts/sanitize.sh runs this under "
     "compute-sanitizer)",
     "[gpu][sanitize]") {
-  const std::vector<tt::Shape> shapes = {{1, 1},     {31, 33}, {33, 31},
-                                         {129, 127}, {1, 257}, {257, 1}};
+  // Odd shapes take the scalar paths; shapes whose rows are whole 16-byte vectors take the
+  // 16-byte paths of 06-08, with whole tiles (64 x 64) and partial ones (36 x 100, 132 x 68).
+  const std::vector<tt::Shape> shapes = {{1, 1},   {31, 33}, {33, 31}, {129, 127}, {1, 257},
+                                         {257, 1}, {4, 4},   {64, 64}, {36, 100},  {132, 68}};
   for (const tt::Step* st : tt::tutorial_steps()) run_small(*st, shapes);
   for (tt::BlockShape b : {tt::BlockShape{7, 3}, tt::BlockShape{32, 32}, tt::BlockShape{1, 1}})
     run_small(step02::step(), shapes, b);

@@ -1,7 +1,7 @@
 // Hostile command lines, run against the real programs as child processes: every program of
-// the course (01-hello-world, the steps, references, tour, bench, latency) must refuse each of them
-// with exit status 2, one message on stderr that names the flag and what is wrong with its value,
-// the usage hint, nothing on stdout, and at once (nothing runs on a GPU).
+// the course (01-hello-world, the steps, references, tour, bench, latency, banks) must refuse each
+// of them with exit status 2, one message on stderr that names the flag and what is wrong with its
+// value, the usage hint, nothing on stdout, and at once (nothing runs on a GPU).
 //
 // Everything comes from one table: the programs (their paths are written by CMake into
 // hostile_programs_<config>.inc), the numeric flags each one takes with their valid ranges,
@@ -56,11 +56,13 @@ enum class Kind {
   step,     ///< the shared command line of common/cli.cpp (steps, references, tour)
   bench,    ///< bench: lists of sizes and types, --warmup, --reps, --device
   latency,  ///< latency: working-set sizes, --stride, --steps, --device
+  banks,    ///< banks: --pattern or --list, --format, --device
 };
 
 Kind kind_of(const Program& p) {
   if (p.name == "01-hello-world") return Kind::hello;
   if (p.name == "latency") return Kind::latency;
+  if (p.name == "banks") return Kind::banks;
   return p.name == "bench" ? Kind::bench : Kind::step;
 }
 
@@ -88,6 +90,7 @@ std::vector<NumericFlag> numeric_flags(const Program& p) {
   if (kind_of(p) == Kind::latency)
     return {
         {"--stride", -1, 4, 1 << 20}, {"--steps", -1, 1000, 100000000}, {"--device", -1, 0, 1023}};
+  if (kind_of(p) == Kind::banks) return {{"--device", -1, 0, 1023}};
   return {{"--rows", -1, 1, 2147483647}, {"--cols", -1, 1, 2147483647},
           {"--size", -1, 1, 2147483647}, {"--reps", -1, 1, 100000},
           {"--warmup", -1, 0, 100000},   {"--device", -1, 0, 1023},
@@ -144,7 +147,9 @@ std::vector<std::string> with_value(const Program& p, const NumericFlag& f,
 std::vector<std::string> valid_run(const Program& p, const NumericFlag& f,
                                    const std::string& value) {
   std::vector<std::string> args = with_value(p, f, value);
-  args.push_back(kind_of(p) == Kind::bench || kind_of(p) == Kind::latency ? "--list" : "--explain");
+  const bool lists =
+      kind_of(p) == Kind::bench || kind_of(p) == Kind::latency || kind_of(p) == Kind::banks;
+  args.push_back(lists ? "--list" : "--explain");
   if (kind_of(p) == Kind::step) {
     if (f.label == "--rows") args.insert(args.end(), {"--cols", "64"});
     if (f.label == "--cols") args.insert(args.end(), {"--rows", "64"});
@@ -175,6 +180,14 @@ std::vector<Refused> refused_lines(const Program& p) {
     r.push_back({{"2", "4", "2", "5"}, {"not expected: 5"}});
     r.push_back({{"1", "64", "32"}, {"64 x 32 = 2048 threads", "1024"}});
     r.push_back({{"2147483647", "1024", "1"}, {"lines"}});
+    return r;
+  }
+  if (kind_of(p) == Kind::banks) {
+    r.push_back({{"--pattern", "nope"}, {"--pattern", "nope"}});
+    r.push_back({{"--format", "xml", "--list"}, {"--format", "xml"}});
+    r.push_back({{"--device", "0"}, {"either --list or --pattern"}});
+    r.push_back({{"--list", "--pattern", "w4-ideal"}, {"either --list or --pattern"}});
+    r.push_back({{"--format", "json", "--pattern", "w4-ideal"}, {"--format applies to --list"}});
     return r;
   }
   if (kind_of(p) == Kind::latency) {
@@ -361,7 +374,7 @@ TEST_CASE("the table names every program of the course", "[hostile]") {
     CHECK(names.insert(p.name).second);
   }
   for (const tt::Step* s : tt::tutorial_steps()) CHECK(names.count(s->id) == 1);
-  for (const char* other : {"01-hello-world", "references", "tour", "bench", "latency"})
+  for (const char* other : {"01-hello-world", "references", "tour", "bench", "latency", "banks"})
     CHECK(names.count(other) == 1);
   CHECK(names.count(tt::references().id) == 1);
 }
@@ -417,9 +430,10 @@ TEST_CASE("the values of the table that are valid are accepted", "[hostile]") {
   // bench, --device of 01-hello-world and of latency.
   std::size_t expected = 0;
   for (const Program& p : programs())
-    expected += kind_of(p) == Kind::hello || kind_of(p) == Kind::latency ? 1
-                : kind_of(p) == Kind::bench                              ? 2
-                                                                         : 3;
+    expected +=
+        kind_of(p) == Kind::hello || kind_of(p) == Kind::latency || kind_of(p) == Kind::banks ? 1
+        : kind_of(p) == Kind::bench                                                           ? 2
+                                                                                              : 3;
   CHECK(jobs.size() == expected);
   const std::vector<Outcome> outcomes = run_all(jobs);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -445,6 +459,7 @@ TEST_CASE("a valid run exits 3 with one line when there is no CUDA device, and 0
     if (kind_of(p) == Kind::bench)
       args = {"--sizes", "64", "--dtypes", "float", "--warmup", "0", "--reps", "1", "--out", csv};
     if (kind_of(p) == Kind::latency) args = {"--sizes", "16K", "--steps", "1000"};
+    if (kind_of(p) == Kind::banks) args = {"--pattern", "w4-ideal"};
     jobs.emplace_back(p.path, args);
   }
   const std::vector<Outcome> outcomes = run_all(jobs);
