@@ -220,7 +220,7 @@ std::string in_flight(const LaunchPlan& p) {
                                  [](const Access& x) { return x.space == Space::shared; });
   os << "each thread issues " << p.loads_per_thread << " global load"
      << (p.loads_per_thread > 1 ? "s" : "") << " of " << p.load_bytes << " bytes before its first "
-     << (tiled ? "shared store" : "store") << ": " << p.loads_per_thread * p.load_bytes
+     << (tiled ? "shared store" : "store") << ":\n  " << p.loads_per_thread * p.load_bytes
      << " bytes in flight a thread";
   return os.str();
 }
@@ -267,8 +267,8 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
   if (sampled) {
     out << "  The counts are estimates: the analysis visited " << a.totals.front().visited
         << " of the launch's " << a.totals.front().blocks
-        << " blocks, spread evenly over the grid, and scaled up (--sample 0 visits every "
-           "block).\n";
+        << " blocks, spread evenly\n  over the grid, and scaled the counts up (--sample 0 "
+           "visits every block).\n";
   }
   out << "\n  Warp " << warp << " of block (0, 0), lane by lane:\n";
   for (const auto& x : plan.accesses) {

@@ -236,7 +236,10 @@ def main():
             "loads a thread (description) | runs of loads before a shared store (SASS) | "
             "load bytes | bytes in flight a thread | KiB in flight an SM |"
             + (" Little's law GB/s |" if model else "") + " ok |")
-    lines = [f"SASS of {a.arch} from {cuobjdump}; occupancy for compute capability 9.0", "",
+    version = subprocess.run([cuobjdump, "--version"], capture_output=True,
+                             text=True).stdout.strip().splitlines()
+    lines = [f"SASS of {a.arch} ({version[-1] if version else 'cuobjdump'}); occupancy for "
+             f"compute capability 9.0", "",
              head, "|" + "---|" * (head.count("|") - 1)]
     failures, missing, checked = [], [], 0
     progs = [p for p in programs(a.build) if not a.only or os.path.basename(p) in a.only]

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Writes, or checks, the program outputs and machine code that the pages quote, so that a
+quoted `--explain` or SASS listing is what the current build prints.
+
+Two kinds of block, each between a marker line and `<!-- end -->`:
+
+  <!-- output: PROGRAM ARGS... | LINES -->
+      the output of build/.../PROGRAM ARGS (a step, or a program of course/ or common/),
+      indented four spaces under a first line `$ build/.../PROGRAM ARGS`; LINES picks lines
+      (1-based, "1-12, 30-33"; empty: all), and "..." marks what was left out. Only programs
+      that need no GPU may be quoted this way (--explain, --list, --help).
+
+  <!-- sass: PROGRAM KERNEL | OPCODES -->
+      the SASS instructions of KERNEL (its name as scripts/sass_check.py normalises it, e.g.
+      transpose_multi<Multi<8,float>>) in PROGRAM, built for sm_90, whose opcode starts with
+      one of OPCODES (default: LDG STS LDS STG BAR), in program order, with their predicates.
+      Needs cuobjdump (scripts/sass_check.py says where it is found); without it these blocks
+      are reported as unchecked, not passed.
+
+  <!-- sasscheck: PROGRAM [COLUMN=VALUE ...] -->
+      the rows of scripts/sass_check.py's table for PROGRAM (loads in flight, occupancy,
+      bytes in flight a thread and an SM) whose columns have the given values (e.g.
+      type=float shape=8192 x 8192, written with underscores for spaces), as a Markdown
+      table. Needs cuobjdump too.
+
+It also checks the pages' source listings (`\\dontinclude FILE` followed by `\\skip`,
+`\\until`, `\\line` or `\\skipline` PATTERN, read from steps/): every pattern must be found,
+in order, in its file; Doxygen itself prints what follows silently when one is not.
+
+Usage: scripts/doc_outputs.py [--check] BUILD_DIR PAGE.md ...
+Exit status: 0 all written or current, 1 a block is out of date (with --check) or its command
+failed, 2 bad usage.
+"""
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("sass_check", os.path.join(HERE, "sass_check.py"))
+sass_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sass_check)
+
+BLOCK = re.compile(r"^<!-- (output|sass|sasscheck): (.*?) -->\n(.*?)^<!-- end -->\n",
+                   re.M | re.S)
+INDENT = "    "
+
+
+def program_path(build, name):
+    for path in (os.path.join(build, "steps", name, name), os.path.join(build, "course", name),
+                 os.path.join(build, "common", name)):
+        if os.access(path, os.X_OK):
+            return path
+    raise RuntimeError(f"no program {name} in {build}")
+
+
+def shown_path(build, path):
+    """The path as a student types it: build/ + the part below the build folder."""
+    return "build/" + os.path.relpath(path, build)
+
+
+def pick(lines, spec):
+    """The lines @p spec names ("1-12, 30"), with "..." where lines were left out."""
+    if not spec.strip():
+        return lines
+    out, last = [], 0
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        lo, hi = int(lo), int(hi or lo)
+        if lo > last + 1:
+            out.append("...")
+        out += lines[lo - 1:hi]
+        last = hi
+    if last < len(lines):
+        out.append("...")
+    return out
+
+
+def output_block(build, spec):
+    command, _, lines = spec.partition("|")
+    words = command.split()
+    path = program_path(build, words[0])
+    r = subprocess.run([path] + words[1:], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(words)} exited {r.returncode}: {r.stderr.strip()}")
+    body = ["$ " + " ".join([shown_path(build, path)] + words[1:])]
+    body += pick(r.stdout.rstrip("\n").split("\n"), lines)
+    return "".join(INDENT + l + "\n" if l else "\n" for l in body)
+
+
+_sass_cache = {}
+
+
+def sass_block(build, spec, cuobjdump):
+    head, _, opcodes = spec.partition("|")
+    program, kernel = head.split(None, 1)
+    wanted = tuple(opcodes.split()) or ("LDG", "STS", "LDS", "STG", "BAR")
+    path = program_path(build, program)
+    if path not in _sass_cache:
+        r = subprocess.run([cuobjdump, "-sass", "-arch", "sm_90", path], capture_output=True,
+                           text=True)
+        functions, cur = {}, None
+        for line in r.stdout.splitlines():
+            m = re.search(r"Function : (\S+)", line)
+            if m:
+                cur = m.group(1)
+                functions[cur] = []
+                continue
+            m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?)\s*;", line)
+            if m and cur:
+                functions[cur].append(m.group(2))
+        names = sass_check.demangle(list(functions))
+        _sass_cache[path] = {sass_check.normalise(names[k]): v for k, v in functions.items()}
+    code = _sass_cache[path].get(sass_check.normalise(kernel))
+    if code is None:
+        raise RuntimeError(f"kernel {kernel} not in the sm_90 SASS of {program}")
+    body = [re.sub(r"\s+", " ", ins) for ins in code
+            if re.sub(r"^@!?U?P\w+\s+", "", ins).startswith(wanted)]
+    return "".join(INDENT + l + "\n" for l in body)
+
+
+def check_listings(page, text, root):
+    """Problems with the \\dontinclude listings of @p text (files under @p root)."""
+    problems, lines, cursor, name = [], None, 0, None
+    for raw in text.splitlines():
+        m = re.match(r"\\(dontinclude|skip|until|line|skipline)\s+(.*)$", raw.strip())
+        if not m:
+            continue
+        cmd, arg = m.group(1), m.group(2).strip()
+        if cmd == "dontinclude":
+            name, cursor = arg, 0
+            path = os.path.join(root, arg)
+            lines = open(path).read().splitlines() if os.path.exists(path) else None
+            if lines is None:
+                problems.append(f"{page}: \\dontinclude {arg}: no such file under steps/")
+            continue
+        if lines is None:
+            continue
+        start = cursor + (1 if cmd in ("line", "skipline") and cursor else 0)
+        found = next((i for i in range(start, len(lines)) if arg in lines[i]), None)
+        if found is None:
+            problems.append(f"{page}: \\{cmd} {arg}: not found in {name} after line {cursor + 1}")
+            lines = None
+            continue
+        cursor = found + (1 if cmd in ("until", "line", "skipline") else 0)
+    return problems
+
+
+def sasscheck_block(build, spec):
+    words = spec.split()
+    program, filters = words[0], [w.split("=", 1) for w in words[1:]]
+    r = subprocess.run([sys.executable, os.path.join(HERE, "sass_check.py"), build, "--only",
+                        program], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"sass_check.py --only {program} exited {r.returncode}")
+    table = [l for l in r.stdout.splitlines() if l.startswith("|")]
+    head, rule, rows = table[0], table[1], table[2:]
+    names = [c.strip() for c in head.strip("|").split("|")]
+    keep = [head, rule]
+    for row in rows:
+        cells = dict(zip(names, (c.strip() for c in row.strip("|").split("|"))))
+        if all(cells.get(k) == v.replace("_", " ") for k, v in filters):
+            keep.append(row)
+    return "".join(l + "\n" for l in keep)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail on a block that is out of date")
+    ap.add_argument("build")
+    ap.add_argument("pages", nargs="+")
+    a = ap.parse_args()
+    cuobjdump = sass_check.find_cuobjdump(None)
+    stale, failed, unchecked, blocks = [], [], 0, 0
+    for page in a.pages:
+        text = open(page).read()
+
+        def render(m):
+            nonlocal unchecked, blocks
+            kind, spec, old = m.group(1), m.group(2), m.group(3)
+            blocks += 1
+            try:
+                if kind in ("sass", "sasscheck") and not cuobjdump:
+                    unchecked += 1
+                    return m.group(0)
+                if kind == "output":
+                    new = output_block(a.build, spec)
+                elif kind == "sass":
+                    new = sass_block(a.build, spec, cuobjdump)
+                else:
+                    new = sasscheck_block(a.build, spec)
+            except RuntimeError as e:
+                failed.append(f"{page}: {kind}: {spec}: {e}")
+                return m.group(0)
+            if new != old:
+                stale.append(f"{page}: {kind}: {spec}")
+            return f"<!-- {kind}: {spec} -->\n{new}<!-- end -->\n"
+
+        failed += check_listings(page, text, os.path.join(os.path.dirname(HERE), "steps"))
+        new_text = BLOCK.sub(render, text)
+        if not a.check and new_text != text:
+            with open(page, "w") as f:
+                f.write(new_text)
+    for f in failed:
+        print("FAIL:", f)
+    if a.check:
+        for s in stale:
+            print("out of date:", s)
+        if stale:
+            print("rewrite them with: scripts/doc_outputs.py BUILD_DIR README.md docs/*.md")
+    print(f"{blocks} block(s); {len(stale)} out of date; {unchecked} SASS block(s) unchecked "
+          f"(no cuobjdump)" if a.check else f"{blocks} block(s) written")
+    return 1 if failed or (a.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
