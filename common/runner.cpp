@@ -51,14 +51,12 @@ void check_plan(const DeviceInfo& dev, const LaunchPlan& p, const std::string& n
       os << name << ": block." << axis[i] << " = " << block[i] << " exceeds the device limit "
          << dev.max_block_dim[i];
     else if (grid[i] > static_cast<unsigned>(dev.max_grid_dim[i]))
-      os << name << ": the matrix needs " << grid[i] << " blocks along grid." << axis[i]
-         << ", more than " << (dev.name.empty() ? "the device" : dev.name) << " allows ("
-         << dev.max_grid_dim[i] << "); use a smaller matrix (grid." << axis[i]
-         << " counts blocks of "
-         << (i == 0   ? p.block.x
-             : i == 1 ? p.block.y
-                      : p.block.z)
-         << " along this side)";
+      os << name << ": this matrix needs a grid of " << grid[i] << " blocks along " << axis[i]
+         << " (each block " << block[i] << " thread(s) along " << axis[i] << "), more than "
+         << (dev.name.empty() ? "the device" : dev.name) << " allows (" << dev.max_grid_dim[i]
+         << "); use a smaller matrix"
+         << (i > 0 ? ", or, where --block is taken, more threads along " + std::string(1, axis[i])
+                   : std::string());
   }
   if (os.str().empty() && p.shared_bytes > dev.shared_per_block)
     os << name << ": " << p.shared_bytes << " bytes of shared memory exceed the device's "

@@ -5,8 +5,8 @@ quoted `--explain` or SASS listing is what the current build prints.
 Two kinds of block, each between a marker line and `<!-- end -->`:
 
   <!-- output: PROGRAM ARGS... | LINES -->
-      the output of build/.../PROGRAM ARGS (a step, or a program of course/ or common/),
-      indented four spaces under a first line `$ build/.../PROGRAM ARGS`; LINES picks lines
+      the output of build/.../PROGRAM ARGS (a step, or a program of course/ or common/), as a
+      fenced code block under a first line `$ build/.../PROGRAM ARGS`; LINES picks lines
       (1-based, "1-12, 30-33"; empty: all), and "..." marks what was left out. Only programs
       that need no GPU may be quoted this way (--explain, --list, --help).
 
@@ -45,7 +45,7 @@ spec.loader.exec_module(sass_check)
 
 BLOCK = re.compile(r"^<!-- (output|sass|sasscheck): (.*?) -->\n(.*?)^<!-- end -->\n",
                    re.M | re.S)
-INDENT = "    "
+FENCE = "```\n"  # a fenced block: Doxygen reads it verbatim (no @ or \\ commands inside)
 
 
 def program_path(build, name):
@@ -87,7 +87,7 @@ def output_block(build, spec):
         raise RuntimeError(f"{' '.join(words)} exited {r.returncode}: {r.stderr.strip()}")
     body = ["$ " + " ".join([shown_path(build, path)] + words[1:])]
     body += pick(r.stdout.rstrip("\n").split("\n"), lines)
-    return "".join(INDENT + l + "\n" if l else "\n" for l in body)
+    return FENCE + "".join(l + "\n" for l in body) + FENCE
 
 
 _sass_cache = {}
@@ -118,7 +118,7 @@ def sass_block(build, spec, cuobjdump):
         raise RuntimeError(f"kernel {kernel} not in the sm_90 SASS of {program}")
     body = [re.sub(r"\s+", " ", ins) for ins in code
             if re.sub(r"^@!?U?P\w+\s+", "", ins).startswith(wanted)]
-    return "".join(INDENT + l + "\n" for l in body)
+    return FENCE + "".join(l + "\n" for l in body) + FENCE
 
 
 def check_listings(page, text, root):

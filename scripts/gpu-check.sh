@@ -66,6 +66,7 @@ if want tests; then
   part "cpu tests, every step's moves emulated" "$BUILD/tests/cpu_tests" "[emulate]"
   part "gpu tests" "$BUILD/tests/gpu_tests"
   part "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]"
+  part "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]"
 fi
 
 # 2. Every program once as a student runs it (default size, text tables), and the tour.

@@ -111,6 +111,11 @@ TEST_CASE("a step program exits with status 2 on bad input, before any GPU work"
   // SVG bank pictures: only with --explain, and only for a step that uses shared memory.
   CHECK(exit_status(step02::step(), {"--format", "svg"}) == tt::kExitUsage);
   CHECK(exit_status(step02::step(), {"--explain", "--format", "svg"}) == tt::kExitUsage);
+  // A grid beyond what every CUDA device allows is refused in every mode, GPU or not.
+  for (const char* mode : {"--explain", "--list"}) {
+    CHECK(exit_status(step02::step(), {"--rows", "8", "--cols", "524281", mode}) == tt::kExitUsage);
+    CHECK(exit_status(step02::step(), {"--rows", "8", "--cols", "524280", mode}) == tt::kExitOk);
+  }
 }
 
 TEST_CASE("the SVG form of --explain draws the shared-memory accesses of a step", "[cli]") {

@@ -73,6 +73,23 @@ TEST_CASE("every variant of a step is exact on every shape", "[.exact]") {
   for (const tt::Step* step : steps_under_test()) check_step(*step);
 }
 
+TEST_CASE("past 2^31 elements, the first and the last transpose step are exact", "[.large]") {
+  // 46341 x 46341 floats = 2147488281 elements (2^31 + 4633), 8.6 GB a matrix: every 64-bit
+  // offset of the last tiles is exercised. gpu-check.sh runs this (it is not in ctest).
+  const tt::Shape big{46341, 46341};
+  const auto& steps = tt::tutorial_steps();
+  for (const tt::Step* step : {steps.front(), steps.back()}) {
+    const tt::Variant& v = step->headline_variant();
+    std::ostringstream log;
+    const tt::Problem pb{big, tt::DType::f32,
+                         step->takes_block ? std::optional(step->default_block) : std::nullopt};
+    const auto r = tt::measure(device(), pb, {{step, &v}}, tt::RunConfig{0, 1}, log);
+    INFO(step->id << "/" << v.name << " 46341 x 46341 float\n" << log.str());
+    REQUIRE(r.size() == 1);
+    REQUIRE(r[0].verified);
+  }
+}
+
 TEST_CASE("02-naive: other block shapes are exact too", "[gpu]") {
   for (tt::BlockShape b :
        {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4}, tt::BlockShape{7, 3}})
