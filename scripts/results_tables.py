@@ -24,7 +24,9 @@ Kinds of block (the first word of the comment):
          two runs, in percent of the smaller value, over every pair that passes the filters.
 A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values). SOURCE is a path from the
 repository's root: a CSV (bench, tour or a step's --format csv) or a Markdown file holding one
-pipe table (scripts/ncu_check.py --markdown). Values are copied as the source spells them:
+pipe table (scripts/ncu_check.py --markdown); A+B reads A's rows then B's (the results of two
+GPUs, say: a CSV row names its device in the column `device`, and a pivot over A+B has one
+column per matrix and device). Values are copied as the source spells them:
 the tables round nothing.
 
 Usage:
@@ -46,7 +48,7 @@ HEADINGS = {"step": "Step", "variant": "Variant", "block": "Block", "dtype": "Ty
             "shape": "Matrix", "rows": "Rows", "cols": "Cols", "median_ms": "median ms",
             "min_ms": "min ms", "max_ms": "max ms", "samples": "runs", "gbps": "GB/s",
             "pct_peak": "% peak", "pct_copy": "% copy", "pct_cublas": "% cuBLAS",
-            "verified": "verified", "fits_l2": "in L2", "sweep": "part"}
+            "verified": "verified", "fits_l2": "in L2", "sweep": "part", "device": "GPU"}
 
 
 class BlockError(Exception):
@@ -54,6 +56,8 @@ class BlockError(Exception):
 
 
 def read_source(path, part=1):
+    if "+" in path:
+        return [row for p in path.split("+") for row in read_source(p, part)]
     full = os.path.join(ROOT, path)
     try:
         with open(full, newline="", encoding="utf-8") as f:
@@ -135,8 +139,9 @@ def make_pivot(sources, filters, options):
     rows = select(read_source(sources[0]), filters)
     column = (options.get("value") or ["gbps"])[0]
     matrices, kernels, cells = [], [], {}
+    devices = "+" in sources[0]
     for r in rows:
-        matrix = f"{value(r, 'shape')} {r['dtype']}"
+        matrix = f"{value(r, 'shape')} {r['dtype']}" + (f", {r['device']}" if devices else "")
         kernel = (r["step"], r["variant"])
         if matrix not in matrices:
             matrices.append(matrix)

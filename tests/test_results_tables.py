@@ -63,6 +63,14 @@ def main():
                   f"{what}: exit status 2 and one message (got {r.returncode}: "
                   f"{r.stderr.strip()})")
 
+        # A+B: the rows of both sources (two GPUs' results), a pivot column per device.
+        with open(page, "w") as f:
+            f.write(block.replace(results, results + "+" + results) + "<!-- end -->\n")
+        r = run(script, page)
+        with open(page) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith("| 02-naive")]
+        check(r.returncode == 0 and len(lines) == 2, f"A+B reads both sources ({len(lines)} rows)")
+
     r = run(script, "--check", *files)
     check(r.returncode == 0, f"the tables of {len(files)} pages match the committed results "
           f"({r.stderr.strip()})")
