@@ -75,6 +75,17 @@ def find_cuobjdump(given):
     return None
 
 
+def disassembler_works(cuobjdump):
+    """Whether cuobjdump can run nvdisasm, which it needs to print SASS: beside it or on PATH
+    (added to the environment here when it sits beside cuobjdump, as the PyPI packages put
+    them)."""
+    beside = os.path.join(os.path.dirname(cuobjdump), "nvdisasm")
+    if os.access(beside, os.X_OK):
+        os.environ["PATH"] = os.path.dirname(cuobjdump) + os.pathsep + os.environ.get("PATH", "")
+        return True
+    return shutil.which("nvdisasm") is not None
+
+
 def programs(build):
     return sorted(p for p in glob.glob(os.path.join(build, "steps", "*", "*"))
                   if os.path.basename(p) == os.path.basename(os.path.dirname(p))
@@ -128,6 +139,8 @@ def demangle(names):
 def sass_kernels(cuobjdump, exe, arch):
     """{mangled name: [opcodes in program order]} of the kernels for @p arch."""
     r = subprocess.run([cuobjdump, "-sass", "-arch", arch, exe], capture_output=True, text=True)
+    if r.returncode != 0 and "fatal" in r.stderr:
+        raise RuntimeError(f"cuobjdump -sass failed on {exe}: {r.stderr.strip()}")
     kernels, cur = {}, None
     for line in r.stdout.splitlines():
         m = re.search(r"Function : (\S+)", line)
@@ -227,6 +240,11 @@ def main():
     a = ap.parse_args()
 
     cuobjdump = find_cuobjdump(a.cuobjdump)
+    if cuobjdump and not disassembler_works(cuobjdump):
+        print(f"sass_check: cuobjdump cannot disassemble here: it runs nvdisasm, which is not "
+              f"beside it or on PATH (`pip install nvidia-cuda-nvdisasm` provides it): nothing "
+              f"checked")
+        return SKIP
     if not cuobjdump:
         print("sass_check: no cuobjdump (a full CUDA toolkit has it; where the toolkit is "
               "minimal, `pip install nvidia-cuda-cuobjdump` provides it): nothing checked")

@@ -54,7 +54,8 @@ check(sc.occupancy(128, 16, 64 * 1024)[0] == 3, "64 KB of shared memory allow 3 
 nvcc = sys.argv[2] if len(sys.argv) > 2 else "nvcc"
 cuobjdump = sc.find_cuobjdump(None)
 compiled = False
-if cuobjdump and subprocess.run(["which", nvcc], capture_output=True).returncode == 0:
+if cuobjdump and sc.disassembler_works(cuobjdump) and \
+        subprocess.run(["which", nvcc], capture_output=True).returncode == 0:
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sass_serial.cu")
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")
@@ -74,4 +75,5 @@ print(f"{len(failed)} failure(s)" if failed else "all passed")
 if failed:
     sys.exit(1)
 if not compiled:
-    print("note: no nvcc or no cuobjdump here, so the two compiled kernels were not checked")
+    print("note: no nvcc, or no cuobjdump and nvdisasm here, so the two compiled kernels were "
+          "not checked")
