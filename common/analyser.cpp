@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace tt {
 
@@ -122,6 +124,36 @@ SharedCost shared_cost(const WarpAddresses& a, int width) {
   return c;
 }
 
+namespace {
+
+/// (sector, mask of its 32 bytes) for every sector that one instruction touches, merged.
+int sector_masks(const WarpAddresses& a, int width, std::pair<std::int64_t, std::uint32_t>* out) {
+  int n = 0;
+  for (const auto& addr : a) {
+    if (!addr) continue;
+    const std::int64_t lo = *addr, hi = *addr + width;
+    for (std::int64_t s = lo / kSectorBytes; s <= (hi - 1) / kSectorBytes && n < 64; ++s) {
+      const std::int64_t from = std::max(lo, s * kSectorBytes) - s * kSectorBytes;
+      const std::int64_t to = std::min(hi, (s + 1) * kSectorBytes) - s * kSectorBytes;
+      const std::uint32_t bits = to - from == 32 ? 0xFFFFFFFFu : ((1u << (to - from)) - 1u) << from;
+      out[n++] = {s, bits};
+    }
+  }
+  std::sort(out, out + n, [](const auto& x, const auto& y) { return x.first < y.first; });
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && out[m - 1].first == out[i].first)
+      out[m - 1].second |= out[i].second;
+    else
+      out[m++] = out[i];
+  }
+  return m;
+}
+
+constexpr std::uint32_t kWholeSector = 0xFFFFFFFFu;
+
+}  // namespace
+
 GlobalCost global_cost(const WarpAddresses& a, int width) {
   // Small sorted vectors instead of sets: this runs for every warp of a launch.
   std::int64_t starts[32];
@@ -129,24 +161,24 @@ GlobalCost global_cost(const WarpAddresses& a, int width) {
   for (const auto& addr : a)
     if (addr) starts[n++] = *addr;
   std::sort(starts, starts + n);
-  std::int64_t sectors[64], lines[64];
-  int ns = 0, nl = 0;
+  std::int64_t lines[64];
+  int nl = 0;
   std::int64_t bytes = 0, covered_to = INT64_MIN;  // union of [start, start + width)
   for (int i = 0; i < n; ++i) {
     const std::int64_t lo = starts[i], hi = starts[i] + width;
     bytes += std::max<std::int64_t>(0, hi - std::max(lo, covered_to));
     covered_to = std::max(covered_to, hi);
-    for (std::int64_t s = lo / kSectorBytes; s <= (hi - 1) / kSectorBytes && ns < 64; ++s)
-      sectors[ns++] = s;
     for (std::int64_t l = lo / kLineBytes; l <= (hi - 1) / kLineBytes && nl < 64; ++l)
       lines[nl++] = l;
   }
-  std::sort(sectors, sectors + ns);
   std::sort(lines, lines + nl);
+  std::pair<std::int64_t, std::uint32_t> masks[64];
+  const int ns = sector_masks(a, width, masks);
   GlobalCost c;
-  c.sectors = static_cast<int>(std::unique(sectors, sectors + ns) - sectors);
+  c.sectors = ns;
   c.lines = static_cast<int>(std::unique(lines, lines + nl) - lines);
   c.ideal_sectors = static_cast<int>(ceil_div(bytes, kSectorBytes));
+  for (int i = 0; i < ns; ++i) c.partial_sectors += masks[i].second != kWholeSector;
   return c;
 }
 
@@ -205,6 +237,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
             const auto c = global_cost(a, access.width);
             cost = static_cast<std::uint64_t>(c.sectors);
             ideal = static_cast<std::uint64_t>(c.ideal_sectors);
+            t.partial += static_cast<std::uint64_t>(c.partial_sectors);
           }
           ++t.instructions;
           t.lanes += static_cast<std::uint64_t>(active);
@@ -230,6 +263,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.cost += p.cost;
     t.ideal += p.ideal;
     t.lanes += p.lanes;
+    t.partial += p.partial;
     for (std::size_t i = 0; i < p.per_iteration.size(); ++i)
       for (std::size_t j = 0; j < 3; ++j) t.per_iteration[i][j] += p.per_iteration[i][j];
   }
@@ -243,10 +277,60 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.cost = scale(t.cost);
     t.ideal = scale(t.ideal);
     t.lanes = scale(t.lanes);
+    t.partial = scale(t.partial);
     for (auto& it : t.per_iteration)
       for (auto& x : it) x = scale(x);
   }
   return t;
+}
+
+uint3 middle_block(const LaunchPlan& plan) {
+  return {plan.grid.x / 2, plan.grid.y / 2, plan.grid.z / 2};
+}
+
+PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block) {
+  const int warps = static_cast<int>(ceil_div(plan.block.x * plan.block.y * plan.block.z, 32));
+  std::pair<std::int64_t, std::uint32_t> masks[64];
+  // The block's own bytes, sector by sector, and the sectors one of its instructions touches
+  // in part.
+  std::unordered_map<std::int64_t, std::uint32_t> own, rest;
+  std::unordered_set<std::int64_t> partial;
+  for (int w = 0; w < warps; ++w)
+    for (int it = 0; it < access.iterations; ++it) {
+      const int n = sector_masks(warp_addresses(access, plan, block, w, it), access.width, masks);
+      for (int i = 0; i < n; ++i) {
+        own[masks[i].first] |= masks[i].second;
+        if (masks[i].second != kWholeSector) partial.insert(masks[i].first);
+      }
+    }
+  PartialCompletion c;
+  c.block = block;
+  c.sectors = partial.size();
+  for (const auto s : partial) {
+    if (own[s] == kWholeSector)
+      ++c.same_block;
+    else
+      rest[s] = own[s];
+  }
+  if (!rest.empty()) {  // every other block, for the bytes of those sectors
+    const std::uint64_t gx = plan.grid.x, gy = plan.grid.y, gz = plan.grid.z;
+    for (std::uint64_t b = 0; b < gx * gy * gz; ++b) {
+      const uint3 other{static_cast<unsigned>(b % gx), static_cast<unsigned>(b / gx % gy),
+                        static_cast<unsigned>(b / (gx * gy))};
+      if (other.x == block.x && other.y == block.y && other.z == block.z) continue;
+      for (int w = 0; w < warps; ++w)
+        for (int it = 0; it < access.iterations; ++it) {
+          const int n =
+              sector_masks(warp_addresses(access, plan, other, w, it), access.width, masks);
+          for (int i = 0; i < n; ++i) {
+            const auto at = rest.find(masks[i].first);
+            if (at != rest.end()) at->second |= masks[i].second;
+          }
+        }
+    }
+    for (const auto& [s, mask] : rest) (mask == kWholeSector ? c.other_blocks : c.never) += 1;
+  }
+  return c;
 }
 
 std::string bank_picture(const WarpAddresses& a, int width) {

@@ -45,9 +45,10 @@ struct SharedCost {
 
 /// Cost of one global-memory instruction of one warp.
 struct GlobalCost {
-  int sectors = 0;        ///< Distinct 32-byte sectors touched.
-  int ideal_sectors = 0;  ///< ceil(distinct bytes / 32).
-  int lines = 0;          ///< Distinct 128-byte lines touched.
+  int sectors = 0;          ///< Distinct 32-byte sectors touched.
+  int ideal_sectors = 0;    ///< ceil(distinct bytes / 32).
+  int lines = 0;            ///< Distinct 128-byte lines touched.
+  int partial_sectors = 0;  ///< Sectors the instruction touches only in part (not all 32 bytes).
 };
 
 /// Lanes served together for an access of @p width bytes (32, 16 or 8).
@@ -75,6 +76,7 @@ struct AccessTotals {
   std::uint64_t cost = 0;          ///< Wavefronts (shared) or sectors (global).
   std::uint64_t ideal = 0;         ///< The ideal for the same instructions.
   std::uint64_t lanes = 0;         ///< Active lanes, summed over those instructions.
+  std::uint64_t partial = 0;       ///< Global: sectors an instruction touches only in part.
   std::uint64_t blocks = 0;        ///< Blocks of the launch.
   std::uint64_t visited = 0;       ///< Blocks visited (== blocks unless sampled).
   /// Instructions and cost of each iteration (one SASS instruction each, in an unrolled loop):
@@ -112,6 +114,27 @@ struct BankFigure {
 /// instruction a row of 32 banks per wavefront, each cell naming (and coloured by) the lowest
 /// lane that the bank serves in that wavefront.
 std::string bank_svg(const std::vector<BankFigure>& figures);
+
+/// What becomes of the sectors that the warps of one block touch only in part: the rest of
+/// such a sector is touched by the same block (another warp, or another pass), by other
+/// blocks, or by nobody (a sector at the edge of the matrix). For a store, a sector completed
+/// by another block is written in two parts that reach the L2 cache at different times.
+struct PartialCompletion {
+  uint3 block{0, 0, 0};            ///< The block looked at.
+  std::uint64_t sectors = 0;       ///< Sectors some warp instruction of it touches in part.
+  std::uint64_t same_block = 0;    ///< Of those, completed by the block itself.
+  std::uint64_t other_blocks = 0;  ///< Completed only with other blocks' bytes.
+  std::uint64_t never = 0;         ///< Never completed (the matrix ends inside the sector).
+};
+
+/// The block in the middle of the plan's grid: away from the edges, so that its neighbours
+/// are ordinary blocks.
+uint3 middle_block(const LaunchPlan& plan);
+
+/// How the partly touched sectors of @p block (for the global @p access) are completed: the
+/// block's own warps and passes first, then every other block of the launch (a full pass over
+/// the grid, so only worth it when the block has partial sectors).
+PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block);
 
 /// Lanes as a short list: runs of consecutive lanes as ranges, "0-7, 16-23" or "0, 16".
 std::string lane_list(const std::vector<int>& lanes);

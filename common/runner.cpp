@@ -256,6 +256,18 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
     if (t.per_instruction() > 1.05 * t.ideal_per_instruction())
       line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
     line << "   (" << t.instructions << " warp instructions)\n";
+    if (x.space == Space::global && t.partial > 0) {
+      const PartialCompletion pc = partial_completion(x, plan, middle_block(plan));
+      line << "      partial sectors: " << fixed2(double(t.partial) / t.instructions) << " a "
+           << "request (sectors a warp " << (x.op == Op::load ? "reads" : "writes")
+           << " only in part)";
+      if (pc.sectors > 0)
+        line << ";\n      of the " << pc.sectors << " sectors block (" << pc.block.x << ", "
+             << pc.block.y << ") touches in part, " << pc.same_block
+             << " are completed by the block itself,\n      " << pc.other_blocks
+             << " only with other blocks' bytes, " << pc.never << " never (the matrix's edge)";
+      line << "\n";
+    }
     if (t.instructions && t.lanes_per_instruction() < 31.0)
       line << "      -> only " << fixed2(t.lanes_per_instruction())
            << " of 32 lanes active per instruction on average: a full warp would need "
@@ -333,7 +345,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
     os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
-       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes
+       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
        << ",\"predicted\":" << t.per_instruction()
        << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""
        << unit_name(x) << "\",\"per_iteration\":[";

@@ -88,6 +88,13 @@ TEST_CASE("global memory: sectors, ideal and lines", "[analyser]") {
   CHECK(c.ideal_sectors == 1);
 }
 
+TEST_CASE("global memory: sectors touched only in part", "[analyser]") {
+  CHECK(tt::global_cost(strided(4), 4).partial_sectors == 0);          // 4 whole sectors
+  CHECK(tt::global_cost(strided(4, 4), 4).partial_sectors == 2);       // first and last in part
+  CHECK(tt::global_cost(strided(8192 * 4), 4).partial_sectors == 32);  // 4 bytes of each
+  CHECK(tt::global_cost(strided(16), 16).partial_sectors == 0);
+}
+
 TEST_CASE("02-naive: the strided side touches 32 sectors per request against 4", "[analyser]") {
   const auto& s = step02::step();
   const auto p = problem(1024, 1024, tt::DType::f32, tt::BlockShape{32, 8});
@@ -332,4 +339,30 @@ TEST_CASE("08-diagonal: every order has step 07's per-instruction costs", "[anal
       }
     }
   }
+}
+
+TEST_CASE("partial sectors: who completes them", "[analyser]") {
+  // 02-naive read-coalesced: every strided store touches 32 sectors in part, and the 8 warps
+  // of the block complete each of them (the block-level arithmetic of chapter 02).
+  auto pb = problem(1024, 1024, tt::DType::f32, tt::BlockShape{32, 8});
+  auto plan = step02::step().find("read-coalesced")->plan(pb);
+  auto c = tt::partial_completion(plan.accesses[1], plan, tt::middle_block(plan));
+  CHECK(c.sectors == 32);  // 8 warps write 8 neighbouring columns of the same 32 output rows
+  CHECK(c.same_block == c.sectors);
+  CHECK(c.other_blocks == 0);
+  // 07-swizzle tile64 where the output rows (4099 floats) do not start on a sector: pieces of
+  // output rows share their end sectors with the neighbouring tile's pieces.
+  pb = problem(4099, 8191, tt::DType::f32);
+  plan = step07::step().find("tile64")->plan(pb);
+  const auto& store = plan.accesses.back();
+  REQUIRE(store.op == tt::Op::store);
+  c = tt::partial_completion(store, plan, tt::middle_block(plan));
+  CHECK(c.sectors > 0);
+  CHECK(c.other_blocks > 0);
+  CHECK(c.never == 0);
+  CHECK(c.same_block + c.other_blocks + c.never == c.sectors);
+  // Aligned rows: no partial sector at all.
+  pb = problem(4096, 8192, tt::DType::f32);
+  plan = step07::step().find("tile64")->plan(pb);
+  CHECK(tt::analyse_access(plan.accesses.back(), plan).partial == 0);
 }
