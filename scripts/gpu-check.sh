@@ -5,6 +5,8 @@
 #   tests      the CPU and GPU test programs (the GPU tests must run, not skip);
 #   programs   01-hello-world, every step as a student runs it, and the tour;
 #   latency    course/latency: the latency of one load, idle and under a streaming copy;
+#   sectors    course/sectors: the time of writing sectors whole and in two halves at several
+#              distances, and with ncu its L2 and DRAM counters (scripts/sector_costs.py);
 #   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
 #   bench      course/bench: headline variants over sizes, every variant at 8192 x 8192 and at
@@ -27,7 +29,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests programs latency sass bench ncu sanitizer}
+PARTS=${PARTS:-tests programs latency sectors sass bench ncu sanitizer}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -80,6 +82,13 @@ fi
 #    idle and under load, then the SASS check with Little's law on the DRAM latency under load.
 if want latency; then
   part "latency" "$BUILD/course/latency" --sizes 16K,4M,16M,1G --under-load --out "$OUT/latency.csv"
+fi
+if want sectors; then
+  part "sectors" "$BUILD/course/sectors"
+  if command -v ncu >/dev/null; then
+    part "sector costs" python3 "$ROOT/scripts/sector_costs.py" "$BUILD" \
+      --markdown "$OUT/sectors.md"
+  fi
 fi
 if want sass; then
   model=()

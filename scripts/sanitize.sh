@@ -7,6 +7,7 @@
 #     and 132 x 100 (rows of whole 16-byte vectors: the 16-byte paths of 06-08, whole and
 #     partial tiles), in float and double,
 #   - 01-hello-world on a small grid (2 blocks of 4 x 2 threads),
+#   - course/latency, course/banks and course/sectors on small sizes,
 #   - the GPU tests tagged [sanitize] (every kernel on small odd shapes, other block shapes,
 #     misaligned views, the test-only broken kernels): a few minutes under racecheck.
 # Each run's log is OUT_DIR/TOOL/NAME.log (default OUT_DIR: sanitize). At the end it prints a
@@ -84,6 +85,23 @@ for dir in "$BUILD"/steps/0*/; do
     done
   done
 done
+
+# The course's measuring programs, small: the load latency, the shared-memory patterns and
+# the sector experiment.
+if [ -x "$BUILD/course/latency" ]; then
+  RUNS+=("latency|latency_16K|$BUILD/course/latency|--sizes|16K|--steps|1000")
+  PROGRAMS+=("latency")
+fi
+if [ -x "$BUILD/course/banks" ]; then
+  for pattern in w4-ideal w8-broadcast-across w16-2way-quarter swizzle-group1; do
+    RUNS+=("banks|banks_$pattern|$BUILD/course/banks|--pattern|$pattern")
+  done
+  PROGRAMS+=("banks")
+fi
+if [ -x "$BUILD/course/sectors" ]; then
+  RUNS+=("sectors|sectors_256K|$BUILD/course/sectors|--bytes|256K|--reps|1")
+  PROGRAMS+=("sectors")
+fi
 
 run_one() {  # run_one TOOL NAME COMMAND...: one run under the tool, its status in NAME.rc
   local tool=$1 name=$2

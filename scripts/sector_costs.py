@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Runs course/sectors.cu's modes under Nsight Compute and tabulates what a sector written in
+parts costs: time, the L2's write and read sectors, the DRAM bytes read and written, against
+the same buffer written in whole sectors.
+
+The metrics are taken from a list of candidates, keeping those this GPU's Nsight Compute
+knows (`ncu --query-metrics`): the L2 counters that would show an ECC read-modify-write or an
+L2 fill read of a partly written sector (reads of L2 or DRAM while the kernel only writes) are
+named differently on different chips. Each mode is profiled on its second launch (the first
+touches freshly allocated memory).
+
+Usage: scripts/sector_costs.py BUILD_DIR [--bytes 1G] [--ncu ncu] [--markdown FILE]
+"""
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "ncu_check.py"))
+ncu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ncu_check)
+
+CANDIDATES = [
+    "gpu__time_duration.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_sectors_op_write.sum",
+    "lts__t_sectors_op_read.sum",
+    "lts__t_requests_srcunit_tex_op_write.sum",
+    "lts__t_sectors_srcunit_tex_op_write.sum",
+    "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_ltcfabric.sum",
+    "lts__d_sectors_fill_device.sum",
+    "lts__d_sectors_fill_sysmem.sum",
+]
+
+
+def known_metrics(ncu):
+    r = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True)
+    names = set()
+    for line in r.stdout.splitlines():
+        word = line.split(" ")[0].strip()
+        if "__" in word:
+            names.add(word)
+    return [m for m in CANDIDATES if m.rsplit(".", 1)[0] in names]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--bytes", default="1G")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--markdown")
+    a = ap.parse_args()
+    exe = os.path.join(a.build, "course", "sectors")
+    listing = subprocess.run([exe, "--list", "--bytes", a.bytes], capture_output=True, text=True)
+    if listing.returncode != 0:
+        print(listing.stderr)
+        return 1
+    modes = [line.split(":")[0].split() for line in listing.stdout.splitlines() if ":" in line]
+    metrics = known_metrics(a.ncu)
+    if not metrics:
+        print("sector_costs: ncu knows none of the metrics (is ncu working here?)")
+        return 1
+    short = [m.replace(".sum", "") for m in metrics]
+    lines = [f"`sectors --bytes {a.bytes}` under Nsight Compute, second launch of each mode", "",
+             "| mode | " + " | ".join(short) + " |", "|---|" + "---|" * len(short)]
+    failed = False
+    for mode in modes:
+        args = ["--mode", mode[0]] + (mode[1:3] if len(mode) >= 3 else [])
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "ncu.csv")
+            r = subprocess.run([a.ncu, "--clock-control", "none", "--csv", "--print-units",
+                                "base", "--log-file", log, "--launch-skip", "1",
+                                "--launch-count", "1", "--metrics", ",".join(metrics), exe,
+                                "--bytes", a.bytes, "--reps", "2"] + args,
+                               capture_output=True, text=True)
+            values = ncu_check.parse_raw(open(log).read()) if os.path.exists(log) else {}
+        label = " ".join(args[1:])
+        if r.returncode != 0 or not values:
+            failed = True
+            lines.append(f"| {label} | run failed |" + " |" * (len(short) - 1))
+            continue
+        lines.append(f"| {label} | " + " | ".join(f"{values.get(m, float('nan')):.0f}"
+                                                 for m in metrics) + " |")
+        print(lines[-1], flush=True)
+    table = "\n".join(lines)
+    print("\n" + table)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(table + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
