@@ -130,3 +130,64 @@ TEST_CASE("the SVG form of --explain draws the shared-memory accesses of a step"
   CHECK(svg.find("32 wavefront(s), ideal 1") != std::string::npos);  // the column read
   CHECK(svg.find("shared store") != std::string::npos);
 }
+
+// ---- --explain in every format, and its options checked in every mode. -----------------------
+
+#include <cstdio>
+
+#include "05-multi-element/multi_element.hpp"
+#include "analyser.hpp"
+
+namespace {
+
+/// What run_step prints on stdout for @p args (stdout redirected into a temporary file).
+std::string stdout_of(const tt::Step& step, std::vector<std::string> args, int* status) {
+  std::fflush(stdout);
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  *status = exit_status(step, std::move(args));
+  std::cout.rdbuf(old);
+  return captured.str();
+}
+
+}  // namespace
+
+TEST_CASE("--explain prints every format the help lists, and refuses a warp the block lacks",
+          "[cli]") {
+  int status = -1;
+  const auto& s = step05::step();
+  const std::string json = stdout_of(s, {"--explain", "--format", "json", "--size", "64"}, &status);
+  CHECK(status == tt::kExitOk);
+  CHECK(json.rfind("{\"step\":\"05-multi-element\"", 0) == 0);
+  CHECK(json.find("\"accesses\":[") != std::string::npos);
+  const std::string csv = stdout_of(s, {"--explain", "--format", "csv", "--size", "64"}, &status);
+  CHECK(status == tt::kExitOk);
+  CHECK(csv.rfind("step,variant,dtype,rows,cols,block,kind", 0) == 0);
+  const std::string text = stdout_of(s, {"--explain", "--size", "64"}, &status);
+  CHECK(status == tt::kExitOk);
+  CHECK(text.find("Predicted cost of each memory instruction") != std::string::npos);
+  // The default block is 32 x 8 threads: warps 0 to 7.
+  CHECK(exit_status(s, {"--explain", "--warp", "7", "--size", "64"}) == tt::kExitOk);
+  CHECK(exit_status(s, {"--explain", "--warp", "8", "--size", "64"}) == tt::kExitUsage);
+  // --warp and --sample choose what --explain shows; without it they are refused.
+  CHECK(exit_status(s, {"--warp", "1"}) == tt::kExitUsage);
+  CHECK(exit_status(s, {"--sample", "0"}) == tt::kExitUsage);
+}
+
+TEST_CASE("the analyser's output says what it means", "[cli]") {
+  CHECK(tt::lane_list({0, 16}) == "0, 16");
+  CHECK(tt::lane_list({0, 1, 2, 3}) == "0-3");
+  CHECK(tt::lane_list({0, 1, 2, 3, 8, 9, 31}) == "0-3, 8-9, 31");
+  int status = -1;
+  // A 1 x 1 block: every instruction has 1 lane of 32; the output says so.
+  const std::string one =
+      stdout_of(step02::step(), {"--explain", "--block", "1x1", "--size", "64"}, &status);
+  CHECK(status == tt::kExitOk);
+  CHECK(one.find("only 1.00 of 32 lanes active") != std::string::npos);
+  // A sampled analysis says that its counts are estimates, and how to get exact ones.
+  const std::string big = stdout_of(step02::step(), {"--explain", "--size", "8192"}, &status);
+  CHECK(big.find("The counts are estimates") != std::string::npos);
+  CHECK(big.find("--sample 0") != std::string::npos);
+  const std::string exact = stdout_of(step02::step(), {"--explain", "--size", "64"}, &status);
+  CHECK(exact.find("The counts are estimates") == std::string::npos);
+}
