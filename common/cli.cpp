@@ -47,6 +47,22 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       desc.str(), "whole_number");
 }
 
+std::size_t parse_bytes(const std::string& flag, const std::string& text) {
+  const UsageError bad(flag + ": '" + text + "' is not a size (give e.g. 16K, 256M or 1G)");
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || text.size() > 12)
+    throw bad;
+  std::size_t pos = 0;
+  const unsigned long long v = std::stoull(text, &pos);
+  const std::string unit = text.substr(pos);
+  const std::size_t scale = unit.empty()  ? 1
+                            : unit == "K" ? std::size_t{1} << 10
+                            : unit == "M" ? std::size_t{1} << 20
+                            : unit == "G" ? std::size_t{1} << 30
+                                          : 0;
+  if (scale == 0 || v == 0) throw bad;
+  return static_cast<std::size_t>(v) * scale;
+}
+
 BlockShape parse_block(const std::string& text) {
   const auto x = text.find_first_of("xX");
   const auto bad = [&](const std::string& why) {

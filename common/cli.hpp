@@ -41,6 +41,10 @@ constexpr std::int64_t kMaxDim = 2147483647;
 /// whether the value was not a number, too small or too large.
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
 
+/// Parses a byte count for option @p flag: digits, optionally followed by K, M or G (binary
+/// units: 16K is 16384 bytes). Throws UsageError naming the flag otherwise, or for zero.
+std::size_t parse_bytes(const std::string& flag, const std::string& text);
+
 /// Parses "BXxBY" (e.g. "32x8"); throws UsageError with the expected form otherwise.
 BlockShape parse_block(const std::string& text);
 

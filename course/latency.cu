@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <iomanip>
@@ -53,23 +52,6 @@ __global__ void stream_copy(const uint4* __restrict__ in, uint4* __restrict__ ou
       out[i] = in[i];
 }
 
-/// Parses "16K", "4M", "1G" or a byte count.
-std::size_t parse_bytes(const std::string& text) {
-  const tt::UsageError bad("--sizes: '" + text + "' is not a size (give e.g. 16K, 4M or 1G)");
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || text.size() > 12)
-    throw bad;
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(text, &pos);
-  const std::string unit = text.substr(pos);
-  const std::size_t scale = unit.empty()  ? 1
-                            : unit == "K" ? 1 << 10
-                            : unit == "M" ? 1 << 20
-                            : unit == "G" ? std::size_t{1} << 30
-                                          : 0;
-  if (scale == 0 || v == 0) throw bad;
-  return static_cast<std::size_t>(v) * scale;
-}
-
 /// One measurement: the working set and the nanoseconds a load.
 struct Row {
   std::size_t bytes;
@@ -101,7 +83,7 @@ int run(int argc, char** argv) {
   if (stride % 4 != 0) throw tt::UsageError("--stride: must be a multiple of 4 bytes");
   std::vector<std::size_t> bytes;
   for (const auto& s : sizes) {
-    bytes.push_back(parse_bytes(s));
+    bytes.push_back(tt::parse_bytes("--sizes", s));
     if (bytes.back() / static_cast<std::size_t>(stride) < 2)
       throw tt::UsageError("--sizes: " + s + " holds fewer than two slots of --stride bytes");
     if (bytes.back() / static_cast<std::size_t>(stride) > 0xFFFFFFFFull)

@@ -20,7 +20,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cctype>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -69,22 +68,6 @@ struct Mode {
   std::int64_t distance;  ///< blocks between the two halves' writers (halves only)
 };
 
-std::size_t parse_bytes(const std::string& text) {
-  const tt::UsageError bad("--bytes: '" + text + "' is not a size (give e.g. 256M or 1G)");
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || text.size() > 12)
-    throw bad;
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(text, &pos);
-  const std::string unit = text.substr(pos);
-  const std::size_t scale = unit.empty()  ? 1
-                            : unit == "K" ? 1 << 10
-                            : unit == "M" ? 1 << 20
-                            : unit == "G" ? std::size_t{1} << 30
-                                          : 0;
-  if (scale == 0 || v == 0) throw bad;
-  return static_cast<std::size_t>(v) * scale;
-}
-
 int run(int argc, char** argv) {
   std::string mode = "all", bytes_text = "1G";
   long long distance = -1;
@@ -106,7 +89,7 @@ int run(int argc, char** argv) {
       "Exit status: 0 ok, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
       "memory.");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
-  const std::size_t bytes = parse_bytes(bytes_text);
+  const std::size_t bytes = tt::parse_bytes("--bytes", bytes_text);
   const std::size_t chunk_bytes = kThreads * 32;
   if (bytes < chunk_bytes || bytes % chunk_bytes != 0)
     throw tt::UsageError("--bytes: must be a multiple of " + std::to_string(chunk_bytes) +

@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "ncu_check.py"))
@@ -56,13 +55,8 @@ def main():
     metrics = sorted({m for pair in METRICS.values() for m in pair})
     failed = False
     for p in patterns:
-        with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "ncu.csv")
-            r = subprocess.run([a.ncu, "--clock-control", "none", "--csv", "--print-units",
-                                "base", "--log-file", log, "--metrics", ",".join(metrics),
-                                banks, "--pattern", p["pattern"]], capture_output=True, text=True)
-            values = ncu_check.parse_raw(open(log).read()) if os.path.exists(log) else {}
-        if r.returncode != 0 or not values:
+        values = ncu_check.profile(a.ncu, [banks, "--pattern", p["pattern"]], metrics)
+        if not values:
             failed = True
             lines.append(f"| {p['pattern']} | {p['width']} | {p['what']} | {p['wavefronts']} | "
                          f"run failed | | |")

@@ -99,25 +99,13 @@ def sass_block(build, spec, cuobjdump):
     wanted = tuple(opcodes.split()) or ("LDG", "STS", "LDS", "STG", "BAR")
     path = program_path(build, program)
     if path not in _sass_cache:
-        r = subprocess.run([cuobjdump, "-sass", "-arch", "sm_90", path], capture_output=True,
-                           text=True)
-        functions, cur = {}, None
-        for line in r.stdout.splitlines():
-            m = re.search(r"Function : (\S+)", line)
-            if m:
-                cur = m.group(1)
-                functions[cur] = []
-                continue
-            m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?)\s*;", line)
-            if m and cur:
-                functions[cur].append(m.group(2))
+        functions = sass_check.sass_listing(cuobjdump, path, "sm_90")
         names = sass_check.demangle(list(functions))
         _sass_cache[path] = {sass_check.normalise(names[k]): v for k, v in functions.items()}
     code = _sass_cache[path].get(sass_check.normalise(kernel))
     if code is None:
         raise RuntimeError(f"kernel {kernel} not in the sm_90 SASS of {program}")
-    body = [re.sub(r"\s+", " ", ins) for ins in code
-            if re.sub(r"^@!?U?P\w+\s+", "", ins).startswith(wanted)]
+    body = [ins for ins in code if sass_check.opcode(ins).startswith(wanted)]
     return FENCE + "".join(l + "\n" for l in body) + FENCE
 
 

@@ -183,6 +183,21 @@ def parse_raw(text):
     return values
 
 
+def profile(ncu, command, metrics, options=()):
+    """{metric: value} of one launch of @p command under Nsight Compute (clocks left alone),
+    or None when the run failed (its stderr is printed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "ncu.csv")
+        r = run([ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--log-file",
+                 log, *options, "--metrics", ",".join(metrics), *command])
+        text = open(log).read() if os.path.exists(log) else ""
+    if r.returncode != 0:
+        print(f"ncu failed ({r.returncode}) on {' '.join(command)}:\n{r.stderr}\n{text}",
+              file=sys.stderr)
+        return None
+    return parse_raw(text)
+
+
 def parse_source(text):
     """{kind: [(opcode, executed, wavefronts), ...]} of the shared-memory instructions, from
     `ncu --page source --print-source sass --csv`, or {} when its columns are not found."""
@@ -219,19 +234,14 @@ def measure(ncu, exe, variant, shape_args, dtype):
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--warmup", "0",
               "--reps", "1"] + shape_args
-    base = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--launch-count",
-            "1"]
+    values = profile(ncu, target, metrics, ["--launch-count", "1"])
+    if values is None:
+        raise RuntimeError(f"ncu failed on {' '.join(target)}")
     with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "raw.csv")
-        r = run(base + ["--log-file", log, "--metrics", ",".join(metrics)] + target)
-        text = open(log).read() if os.path.exists(log) else ""
-        if r.returncode != 0:
-            raise RuntimeError(f"ncu failed ({r.returncode}) on {' '.join(target)}:\n"
-                               f"{r.stderr}\n{text}")
-        values = parse_raw(text)
         src_log = os.path.join(tmp, "source.csv")
-        r = run(base + ["--log-file", src_log, "--section", "SourceCounters", "--page",
-                        "source", "--print-source", "sass"] + target)
+        r = run([ncu, "--clock-control", "none", "--csv", "--print-units", "base",
+                 "--launch-count", "1", "--log-file", src_log, "--section", "SourceCounters",
+                 "--page", "source", "--print-source", "sass"] + target)
         per_instruction = parse_source(open(src_log).read()) if (
             r.returncode == 0 and os.path.exists(src_log)) else {}
     measured = {}

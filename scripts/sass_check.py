@@ -136,8 +136,8 @@ def demangle(names):
     return dict(zip(names, r.stdout.splitlines()))
 
 
-def sass_kernels(cuobjdump, exe, arch):
-    """{mangled name: [opcodes in program order]} of the kernels for @p arch."""
+def sass_listing(cuobjdump, exe, arch):
+    """{mangled name: [instruction text, with its predicate]} of the kernels for @p arch."""
     r = subprocess.run([cuobjdump, "-sass", "-arch", arch, exe], capture_output=True, text=True)
     if r.returncode != 0 and "fatal" in r.stderr:
         raise RuntimeError(f"cuobjdump -sass failed on {exe}: {r.stderr.strip()}")
@@ -148,11 +148,20 @@ def sass_kernels(cuobjdump, exe, arch):
             cur = m.group(1)
             kernels[cur] = []
             continue
-        m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?);", line)
+        m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
         if m and cur:
-            text = re.sub(r"^@!?U?P\w+\s+", "", m.group(1).strip())
-            kernels[cur].append(text.split()[0])
+            kernels[cur].append(re.sub(r"\s+", " ", m.group(1).strip()))
     return kernels
+
+
+def opcode(instruction):
+    """The opcode of a SASS instruction, without its predicate: "LDG.E.128.CONSTANT"."""
+    return re.sub(r"^@!?U?P\w+\s+", "", instruction).split(" ")[0]
+
+
+def sass_kernels(cuobjdump, exe, arch):
+    """{mangled name: [opcodes in program order]} of the kernels for @p arch."""
+    return {k: [opcode(i) for i in v] for k, v in sass_listing(cuobjdump, exe, arch).items()}
 
 
 def resources(cuobjdump, exe, arch):

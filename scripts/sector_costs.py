@@ -16,7 +16,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "ncu_check.py"))
@@ -73,16 +72,10 @@ def main():
     failed = False
     for mode in modes:
         args = ["--mode", mode[0]] + (mode[1:3] if len(mode) >= 3 else [])
-        with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "ncu.csv")
-            r = subprocess.run([a.ncu, "--clock-control", "none", "--csv", "--print-units",
-                                "base", "--log-file", log, "--launch-skip", "1",
-                                "--launch-count", "1", "--metrics", ",".join(metrics), exe,
-                                "--bytes", a.bytes, "--reps", "2"] + args,
-                               capture_output=True, text=True)
-            values = ncu_check.parse_raw(open(log).read()) if os.path.exists(log) else {}
+        values = ncu_check.profile(a.ncu, [exe, "--bytes", a.bytes, "--reps", "2"] + args,
+                                   metrics, ["--launch-skip", "1", "--launch-count", "1"])
         label = " ".join(args[1:])
-        if r.returncode != 0 or not values:
+        if not values:
             failed = True
             lines.append(f"| {label} | run failed |" + " |" * (len(short) - 1))
             continue
