@@ -288,12 +288,13 @@ uint3 middle_block(const LaunchPlan& plan) {
   return {plan.grid.x / 2, plan.grid.y / 2, plan.grid.z / 2};
 }
 
-PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block) {
+PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block,
+                                     std::uint64_t budget) {
   const int warps = static_cast<int>(ceil_div(plan.block.x * plan.block.y * plan.block.z, 32));
   std::pair<std::int64_t, std::uint32_t> masks[64];
   // The block's own bytes, sector by sector, and the sectors one of its instructions touches
   // in part.
-  std::unordered_map<std::int64_t, std::uint32_t> own, rest;
+  std::unordered_map<std::int64_t, std::uint32_t> own;
   std::unordered_set<std::int64_t> partial;
   for (int w = 0; w < warps; ++w)
     for (int it = 0; it < access.iterations; ++it) {
@@ -306,29 +307,50 @@ PartialCompletion partial_completion(const Access& access, const LaunchPlan& pla
   PartialCompletion c;
   c.block = block;
   c.sectors = partial.size();
+  std::unordered_map<std::int64_t, std::uint32_t> rest;  // what the block leaves unwritten
   for (const auto s : partial) {
     if (own[s] == kWholeSector)
       ++c.same_block;
     else
       rest[s] = own[s];
   }
-  if (!rest.empty()) {  // every other block, for the bytes of those sectors
-    const std::uint64_t gx = plan.grid.x, gy = plan.grid.y, gz = plan.grid.z;
-    for (std::uint64_t b = 0; b < gx * gy * gz; ++b) {
+  const std::uint64_t gx = plan.grid.x, gy = plan.grid.y, gz = plan.grid.z;
+  const std::uint64_t blocks = gx * gy * gz;
+  const std::uint64_t work =
+      blocks * static_cast<std::uint64_t>(warps) * static_cast<std::uint64_t>(access.iterations);
+  if (rest.empty()) return c;
+  if (budget != 0 && work > budget) {
+    c.searched = false;
+    return c;
+  }
+  // Every other block, for the bytes of those sectors: each worker ORs into its own copy.
+  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  std::vector<std::unordered_map<std::int64_t, std::uint32_t>> found(workers, rest);
+  const auto search = [&](unsigned k) {
+    std::pair<std::int64_t, std::uint32_t> m[64];
+    auto& mine = found[k];
+    for (std::uint64_t b = blocks * k / workers; b < blocks * (k + 1) / workers; ++b) {
       const uint3 other{static_cast<unsigned>(b % gx), static_cast<unsigned>(b / gx % gy),
                         static_cast<unsigned>(b / (gx * gy))};
       if (other.x == block.x && other.y == block.y && other.z == block.z) continue;
       for (int w = 0; w < warps; ++w)
         for (int it = 0; it < access.iterations; ++it) {
-          const int n =
-              sector_masks(warp_addresses(access, plan, other, w, it), access.width, masks);
+          const int n = sector_masks(warp_addresses(access, plan, other, w, it), access.width, m);
           for (int i = 0; i < n; ++i) {
-            const auto at = rest.find(masks[i].first);
-            if (at != rest.end()) at->second |= masks[i].second;
+            const auto at = mine.find(m[i].first);
+            if (at != mine.end()) at->second |= m[i].second;
           }
         }
     }
-    for (const auto& [s, mask] : rest) (mask == kWholeSector ? c.other_blocks : c.never) += 1;
+  };
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < workers; ++k) pool.emplace_back(search, k);
+  search(0);
+  for (auto& t : pool) t.join();
+  for (const auto& [s, mask] : rest) {
+    std::uint32_t all = mask;
+    for (const auto& f : found) all |= f.at(s);
+    (all == kWholeSector ? c.other_blocks : c.never) += 1;
   }
   return c;
 }

@@ -125,6 +125,7 @@ struct PartialCompletion {
   std::uint64_t same_block = 0;    ///< Of those, completed by the block itself.
   std::uint64_t other_blocks = 0;  ///< Completed only with other blocks' bytes.
   std::uint64_t never = 0;         ///< Never completed (the matrix ends inside the sector).
+  bool searched = true;            ///< Whether the other blocks were searched at all.
 };
 
 /// The block in the middle of the plan's grid: away from the edges, so that its neighbours
@@ -132,9 +133,12 @@ struct PartialCompletion {
 uint3 middle_block(const LaunchPlan& plan);
 
 /// How the partly touched sectors of @p block (for the global @p access) are completed: the
-/// block's own warps and passes first, then every other block of the launch (a full pass over
-/// the grid, so only worth it when the block has partial sectors).
-PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block);
+/// block's own warps and passes first, then every other block of the launch, a full pass over
+/// the grid on all cores. That pass is made only when the grid has at most @p budget warp
+/// instructions of the access, or @p budget is 0 (any size); otherwise `searched` is false and
+/// the sectors the block does not complete itself are counted in neither of the last two.
+PartialCompletion partial_completion(const Access& access, const LaunchPlan& plan, uint3 block,
+                                     std::uint64_t budget = 1u << 22);
 
 /// Lanes as a short list: runs of consecutive lanes as ranges, "0-7, 16-23" or "0, 16".
 std::string lane_list(const std::vector<int>& lanes);

@@ -257,15 +257,22 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
     line << "   (" << t.instructions << " warp instructions)\n";
     if (x.space == Space::global && t.partial > 0) {
-      const PartialCompletion pc = partial_completion(x, plan, middle_block(plan));
+      // --sample 0 (every block visited) searches every other block too, whatever the size.
+      const PartialCompletion pc =
+          partial_completion(x, plan, middle_block(plan), t.sampled() ? 1u << 22 : 0);
       line << "      partial sectors: " << fixed2(double(t.partial) / t.instructions) << " a "
            << "request (sectors a warp " << (x.op == Op::load ? "reads" : "writes")
            << " only in part)";
       if (pc.sectors > 0)
         line << ";\n      of the " << pc.sectors << " sectors block (" << pc.block.x << ", "
              << pc.block.y << ") touches in part, " << pc.same_block
-             << " are completed by the block itself,\n      " << pc.other_blocks
-             << " only with other blocks' bytes, " << pc.never << " never (the matrix's edge)";
+             << " are completed by the block itself";
+      if (pc.sectors > 0 && pc.searched)
+        line << ",\n      " << pc.other_blocks << " only with other blocks' bytes, " << pc.never
+             << " never (the matrix's edge)";
+      if (pc.sectors > pc.same_block && !pc.searched)
+        line << ";\n      the others need other blocks' bytes (--sample 0 searches the grid for "
+                "them)";
       line << "\n";
     }
     if (t.instructions && t.lanes_per_instruction() < 31.0)
