@@ -70,6 +70,7 @@ struct WriteRows : tt::Work<T> {
                  static_cast<unsigned>(tt::ceil_div(pb.shape.cols, b.y))),
             b};
   }
+  // LAB BEGIN 02-naive
   TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const Coord e = element_of(me);
     return {tt::inside(e, cols, rows), tt::offset(e.col, e.row, cols), 0};
@@ -78,6 +79,7 @@ struct WriteRows : tt::Work<T> {
     const Coord e = element_of(me);
     return {tt::inside(e, cols, rows), tt::offset(e.row, e.col, rows), 0};
   }
+  // LAB END
 };
 
 // --- The kernel: one move in, one move out. ----------------------------------------------

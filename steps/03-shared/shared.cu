@@ -44,6 +44,7 @@ struct Tile : tt::Work<T> {
   static tt::Launch launch(const tt::Problem& pb) {
     return tt::tile_grid(pb, kTile, dim3(kTile, kTile));
   }
+  // LAB BEGIN 03-shared
   /// Thread (x, y) reads input element (32 by + y, 32 bx + x) into tile row y, column x.
   TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
     const int r = me.thread.y, c = me.thread.x;  // in the tile
@@ -58,6 +59,7 @@ struct Tile : tt::Work<T> {
                     static_cast<int>(me.block.y) * kTile + c};
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
   }
+  // LAB END
 };
 
 // --- The kernel. -------------------------------------------------------------------------

@@ -28,11 +28,13 @@ using tt::Coord;
 
 // --- The work: step 03's moves; only the slot of a tile element changed. ----------------
 
+// LAB BEGIN 04-padding
 /// Shared-memory slot of tile element (r, c): rows of TILE + 1 elements (one of padding).
 template <int TILE>
 TT_HD constexpr int tile_slot(int r, int c) {
   return r * (TILE + 1) + c;
 }
+// LAB END
 
 /// One TILE x TILE tile a block of TILE x TILE threads, one element a thread each way.
 template <int TILE, typename T>

@@ -55,6 +55,7 @@ struct Multi : tt::Work<T> {
   TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
     return tt::whole_tile(me.block, kTile, rows, cols);
   }
+  // LAB BEGIN 05-multi-element
   /// Pass p: thread (x, y) reads input element (32 by + y + p ROWS, 32 bx + x).
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * ROWS, c = me.thread.x;  // in the tile
@@ -69,10 +70,12 @@ struct Multi : tt::Work<T> {
                     static_cast<int>(me.block.y) * kTile + c};
     return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
   }
+  // LAB END
 };
 
 // --- The kernel: loads first, into registers. --------------------------------------------
 
+// LAB BEGIN 05-multi-element
 /// Before the barrier: every load of this thread into registers, issued back to back, then
 /// the registers into the tile. CHECKED: the block's tile reaches past the matrix, so each
 /// move is checked; a whole tile needs no check, and without checks the compiler keeps all
@@ -92,6 +95,7 @@ __device__ void load_phase(const tt::Thread& me, const T* __restrict__ in, T* ti
     if (!CHECKED || m.inside) tile[m.slot] = v[p];
   }
 }
+// LAB END
 
 /// After the barrier: a tile column to an output row, pass by pass.
 template <bool CHECKED, class W, typename T>

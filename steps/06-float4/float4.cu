@@ -69,6 +69,7 @@ struct Moves : tt::Work<T> {
   TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
     return tt::whole_tile(me.block, kTile, rows, cols);
   }
+  // LAB BEGIN 06-float4
   /// The N elements of input row 32 by + r from column 32 bx + c, into tile row r.
   TT_HD static tt::Move<N> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int r = me.thread.y + pass * kThreadsY, c = me.thread.x * N;  // in the tile
@@ -87,6 +88,7 @@ struct Moves : tt::Work<T> {
     for (int k = 0; k < N; ++k) m.slot_of(k) = tile_slot<PADDED>(c + k, r);  // down a column
     return m;
   }
+  // LAB END
 };
 
 // --- The variants the program offers. ----------------------------------------------------

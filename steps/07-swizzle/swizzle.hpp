@@ -8,6 +8,7 @@
 /// Step 07: a dense, swizzled tile instead of a padded one.
 namespace step07 {
 
+// LAB BEGIN 07-swizzle
 /// Column at which tile element (@p r, @p c) is stored in a dense row of @p width elements.
 ///
 /// The row is cut into chunks of @p chunk elements. Chunk q = c / chunk moves to chunk
@@ -27,6 +28,7 @@ TT_HD constexpr int swizzle(int r, int c, int width, int chunk, int group) {
   const int chunks = width / chunk;
   return ((c / chunk) ^ ((r / group) % chunks)) * chunk + c % chunk;
 }
+// LAB END
 
 /// The step's description.
 const tt::Step& step();

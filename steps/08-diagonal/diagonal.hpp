@@ -30,6 +30,7 @@ TT_HD inline uint3 diagonal_block(unsigned b, unsigned gx, unsigned gy) {
   return uint3{(b / gy + y) % gx, y, 0};
 }
 
+// LAB BEGIN 08-diagonal
 /// The tile that block number @p b takes in column order: y = b mod gy, x = b / gy, so
 /// consecutive blocks walk down a column of input tiles, which is a row of output tiles:
 /// blocks that run together write neighbouring pieces of the same output rows. One-to-one
@@ -37,6 +38,7 @@ TT_HD inline uint3 diagonal_block(unsigned b, unsigned gx, unsigned gy) {
 TT_HD inline uint3 column_block(unsigned b, unsigned /*gx*/, unsigned gy) {
   return uint3{b / gy, b % gy, 0};
 }
+// LAB END
 
 /// The three orders, as types a work description takes.
 struct RowOrder {

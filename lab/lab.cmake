@@ -1,0 +1,99 @@
+# The lab (docs/lab-student.md): an exercise for each step from 02 on, made from the step's own
+# source, so that exercise and model answer cannot drift apart.
+#
+# The part of a step that is its lesson sits between two comment lines of its source,
+# `// LAB BEGIN <exercise>` and `// LAB END` (lab/regions.cmake). An exercise is the source with
+# that region replaced by a TODO and a stub that compiles and is wrong (lab/start/<exercise>.txt).
+#
+# With -DTT_LAB=ON the steps are built from copies in build/lab/steps/ in which every region
+# holds the student's answer: the region of the same exercise in the student's copy of the
+# file, TT_LAB_WORK/<exercise>/<file> (lab/work/ unless told otherwise). A missing copy is
+# created from the exercise at configure time, and an existing one is never overwritten. The
+# build takes only the regions from it, and the rest from the step's source. Everything else,
+# the programs, their command line, --explain, the tour and the benchmark, is the course's own.
+#
+# TT_LAB_ANSWERS lists files whose regions come before the work folder's: a wrong submission, a
+# model answer to try, without touching the work folder.
+
+option(TT_LAB "Build the lab's exercises (your answers in TT_LAB_WORK) in place of the steps" OFF)
+set(TT_LAB_WORK "${PROJECT_SOURCE_DIR}/lab/work" CACHE PATH
+    "The lab's work folder: your copy of each exercise's file (TT_LAB=ON)")
+set(TT_LAB_ANSWERS "" CACHE STRING
+    "Files of regions that replace the work folder's (TT_LAB=ON)")
+
+# The exercises, and the file of each step that holds its regions.
+set(TT_LAB_EXERCISES 02-naive 03-shared 04-padding 05-multi-element 06-float4 07-swizzle
+                     08-diagonal)
+set(TT_LAB_FILE_02-naive naive.cu)
+set(TT_LAB_FILE_03-shared shared.cu)
+set(TT_LAB_FILE_04-padding padding.cu)
+set(TT_LAB_FILE_05-multi-element multi_element.cu)
+set(TT_LAB_FILE_06-float4 float4.cu)
+set(TT_LAB_FILE_07-swizzle swizzle.hpp)
+set(TT_LAB_FILE_08-diagonal diagonal.hpp)
+
+set(TT_LAB_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(TT_LAB_TREE ${CMAKE_BINARY_DIR}/lab/steps)  # the steps' sources as the lab builds them
+include(${TT_LAB_DIR}/regions.cmake)
+
+# The first lines of a student's copy: what the file is and what the build takes from it.
+function(tt_lab_header id file out)
+  set(text "// Lab exercise ${id}, your copy of steps/${id}/${file}.\n")
+  string(APPEND text "// Write your answer between the `// LAB BEGIN` and `// LAB END` ")
+  string(APPEND text "lines below: the build takes\n// those lines from this file and everything ")
+  string(APPEND text "else from ")
+  string(APPEND text "the step's source (docs/lab-student.md).\n\n")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+if(TT_LAB)
+  set(tt_lab_work "${TT_LAB_WORK}")
+  set(tt_lab_answers "${TT_LAB_ANSWERS}")
+  set(tt_lab_outputs "")
+  foreach(id IN LISTS TT_LAB_EXERCISES)
+    set(file ${TT_LAB_FILE_${id}})
+    set(solution ${PROJECT_SOURCE_DIR}/steps/${id}/${file})
+    set(sources ${tt_lab_answers})
+    if(tt_lab_work)
+      set(work ${tt_lab_work}/${id}/${file})
+      if(NOT EXISTS ${work})
+        tt_lab_header(${id} ${file} header)
+        file(MAKE_DIRECTORY ${tt_lab_work}/${id})
+        tt_lab_splice(${solution} ${work} ${TT_LAB_DIR}/start/${id}.txt OFF "${header}")
+        message(STATUS "lab: made ${work}, exercise ${id}, for you to write")
+      endif()
+      list(APPEND sources ${work})
+    endif()
+    set(out ${TT_LAB_TREE}/${id}/${file})
+    # The build-time splice: one `cmake -P` a file, rerun when the answer or the step changes.
+    string(REPLACE ";" "|" sources_arg "${sources}")
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -DSOLUTION=${solution} -DOUT=${out} "-DSOURCES=${sources_arg}"
+              -P ${TT_LAB_DIR}/generate.cmake
+      DEPENDS ${solution} ${sources} ${TT_LAB_DIR}/generate.cmake ${TT_LAB_DIR}/regions.cmake
+      COMMENT "lab: ${id}/${file} with your answer"
+      VERBATIM)
+    list(APPEND tt_lab_outputs ${out})
+  endforeach()
+  add_custom_target(tt_lab_sources DEPENDS ${tt_lab_outputs})
+  if(tt_lab_work)
+    message(STATUS "lab: the exercises are built from your files in ${tt_lab_work}")
+  endif()
+endif()
+
+# The hook of tt_add_step (steps/CMakeLists.txt): in a lab build, the step's library compiles
+# the generated copy of its exercise's file, and finds the generated headers (07's swizzle.hpp,
+# 08's diagonal.hpp) before the steps' own.
+function(tt_lab_step id lib)
+  if(NOT TT_LAB)
+    return()
+  endif()
+  target_include_directories(${lib} BEFORE PUBLIC ${TT_LAB_TREE})
+  add_dependencies(${lib} tt_lab_sources)
+  if(DEFINED TT_LAB_FILE_${id})
+    get_target_property(sources ${lib} SOURCES)
+    set(file ${TT_LAB_FILE_${id}})
+    list(TRANSFORM sources REPLACE "^${file}$" "${TT_LAB_TREE}/${id}/${file}")
+    set_property(TARGET ${lib} PROPERTY SOURCES ${sources})
+  endif()
+endfunction()
