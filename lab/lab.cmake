@@ -12,14 +12,17 @@
 # build takes only the regions from it, and the rest from the step's source. Everything else,
 # the programs, their command line, --explain, the tour and the benchmark, is the course's own.
 #
-# TT_LAB_ANSWERS lists files whose regions come before the work folder's: a wrong submission, a
-# model answer to try, without touching the work folder.
+# TT_LAB_ANSWERS lists files whose regions come before the work folder's (the grader's proof
+# builds wrong submissions this way), and TT_LAB_PROOF=<set> builds one of the proof sets of
+# tests/lab/sets.cmake and registers its tests (lab/CMakeLists.txt).
 
 option(TT_LAB "Build the lab's exercises (your answers in TT_LAB_WORK) in place of the steps" OFF)
 set(TT_LAB_WORK "${PROJECT_SOURCE_DIR}/lab/work" CACHE PATH
     "The lab's work folder: your copy of each exercise's file (TT_LAB=ON)")
 set(TT_LAB_ANSWERS "" CACHE STRING
-    "Files of regions that replace the work folder's (TT_LAB=ON)")
+    "Files of regions that replace the work folder's (TT_LAB=ON; the grader's proof)")
+set(TT_LAB_PROOF "" CACHE STRING
+    "A proof set of tests/lab/sets.cmake to build and test (TT_LAB=ON; empty: none)")
 
 # The exercises, and the file of each step that holds its regions.
 set(TT_LAB_EXERCISES 02-naive 03-shared 04-padding 05-multi-element 06-float4 07-swizzle
@@ -49,6 +52,26 @@ endfunction()
 if(TT_LAB)
   set(tt_lab_work "${TT_LAB_WORK}")
   set(tt_lab_answers "${TT_LAB_ANSWERS}")
+  if(TT_LAB_PROOF)
+    # A proof set: the submissions it names, the model answer for the other exercises.
+    include(${PROJECT_SOURCE_DIR}/tests/lab/sets.cmake)
+    if(NOT DEFINED tt_lab_set_${TT_LAB_PROOF})
+      message(FATAL_ERROR "TT_LAB_PROOF=${TT_LAB_PROOF}: no such set in tests/lab/sets.cmake")
+    endif()
+    set(tt_lab_work "")
+    set(tt_lab_answers "")
+    foreach(entry IN LISTS tt_lab_set_${TT_LAB_PROOF})
+      string(REPLACE "|" ";" fields "${entry}")
+      list(GET fields 0 id)
+      list(GET fields 1 submission)
+      if(submission STREQUAL "start")
+        list(APPEND tt_lab_answers ${TT_LAB_DIR}/start/${id}.txt)
+      else()
+        list(APPEND tt_lab_answers ${PROJECT_SOURCE_DIR}/tests/lab/wrong/${submission})
+      endif()
+    endforeach()
+  endif()
+
   set(tt_lab_outputs "")
   foreach(id IN LISTS TT_LAB_EXERCISES)
     set(file ${TT_LAB_FILE_${id}})

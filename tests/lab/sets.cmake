@@ -1,0 +1,42 @@
+# The proof that the lab's grader grades (lab/CMakeLists.txt, .ci/run): each set is one lab
+# build, -DTT_LAB=ON -DTT_LAB_PROOF=<set>, of the submissions it lists,
+#
+#   "<exercise>|<submission>|<CPU parts that must fail>|<GPU parts that must fail>"
+#
+# where the submission is `start` (the exercise as a student gets it, lab/start/) or a file
+# of wrong answers in tests/lab/wrong/ (the regions it replaces, each with the mistake its
+# first line names), and the parts are the grader's (lab/grade.cpp, comma-separated). Every
+# exercise a set leaves out is built from the model answer and must pass its CPU parts.
+# The GPU parts named here fail for certain (a wrong transpose fails on any GPU); what the
+# speed bars do with the other submissions is measured, not asserted.
+
+# Every exercise unsolved.
+set(tt_lab_set_unsolved
+    "02-naive|start|emulated,analysis|gpu-exact"
+    "03-shared|start|emulated,analysis|gpu-exact"
+    "04-padding|start|emulated,analysis|gpu-exact"
+    "05-multi-element|start|emulated,analysis,machine-code|gpu-exact"
+    "06-float4|start|emulated,analysis|gpu-exact"
+    "07-swizzle|start|emulated,analysis,swizzle|gpu-exact"
+    "08-diagonal|start|emulated,order|gpu-exact")
+
+# One plausible mistake an exercise.
+set(tt_lab_set_wrong-a
+    "02-naive|02-copy.txt|emulated|gpu-exact"
+    "03-shared|03-unguarded.txt|emulated|gpu-exact"
+    "04-padding|04-conflict.txt|analysis|"
+    "05-multi-element|05-one-pass.txt|machine-code|gpu-exact"
+    "06-float4|06-row-gather.txt|emulated|gpu-exact"
+    "07-swizzle|07-conflict.txt|analysis|"
+    "08-diagonal|08-row-order.txt|order|")
+
+# Another mistake for five of them; 04 and 05 are the model answers here.
+set(tt_lab_set_wrong-b
+    "02-naive|02-unguarded.txt|emulated|gpu-exact"
+    "03-shared|03-hardcoded.txt|emulated|gpu-exact"
+    "06-float4|06-one-slot.txt|emulated|gpu-exact"
+    "07-swizzle|07-not-one-to-one.txt|swizzle,emulated|gpu-exact"
+    "08-diagonal|08-hardcoded.txt|order,emulated|gpu-exact")
+
+# Every exercise from its model answer, through the lab's generator.
+set(tt_lab_set_solved "")
