@@ -8,9 +8,10 @@
 # With -DTT_LAB=ON the steps are built from copies in build/lab/steps/ in which every region
 # holds the student's answer: the region of the same exercise in the student's copy of the
 # file, TT_LAB_WORK/<exercise>/<file> (lab/work/ unless told otherwise). A missing copy is
-# created from the exercise at configure time, and an existing one is never overwritten. The
-# build takes only the regions from it, and the rest from the step's source. Everything else,
-# the programs, their command line, --explain, the tour and the benchmark, is the course's own.
+# created from the exercise at configure time (and report.md from the report template of
+# docs/lab-student.md), and an existing one is never overwritten. The build takes only the
+# regions from it, and the rest from the step's source. Everything else, the programs, their
+# command line, --explain, the tour and the benchmark, is the course's own.
 #
 # TT_LAB_ANSWERS lists files whose regions come before the work folder's (the grader's proof
 # builds wrong submissions this way), and TT_LAB_PROOF=<set> builds one of the proof sets of
@@ -99,6 +100,22 @@ if(TT_LAB)
     list(APPEND tt_lab_outputs ${out})
   endforeach()
   add_custom_target(tt_lab_sources DEPENDS ${tt_lab_outputs})
+  # The report, from the template in the student's handout (its one copy).
+  if(tt_lab_work AND NOT EXISTS ${tt_lab_work}/report.md)
+    file(READ ${PROJECT_SOURCE_DIR}/docs/lab-student.md handout)
+    set(open "<!-- report template -->\n```markdown\n")
+    string(FIND "${handout}" "${open}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "docs/lab-student.md: no report template after its marker line")
+    endif()
+    string(LENGTH "${open}" skip)
+    math(EXPR at "${at} + ${skip}")
+    string(SUBSTRING "${handout}" ${at} -1 template)
+    string(FIND "${template}" "\n```\n<!-- end -->" end)
+    string(SUBSTRING "${template}" 0 ${end} template)
+    file(WRITE ${tt_lab_work}/report.md "${template}\n")
+    message(STATUS "lab: made ${tt_lab_work}/report.md, your report")
+  endif()
   if(tt_lab_work)
     message(STATUS "lab: the exercises are built from your files in ${tt_lab_work}")
   endif()
