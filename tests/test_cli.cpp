@@ -152,7 +152,7 @@ std::string stdout_of(const tt::Step& step, std::vector<std::string> args, int* 
 
 }  // namespace
 
-TEST_CASE("--explain prints every format the help lists, and refuses a warp the block lacks",
+TEST_CASE("the analyser prints every format the help lists, and refuses a warp the block lacks",
           "[cli]") {
   int status = -1;
   const auto& s = step05::step();
