@@ -178,7 +178,7 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
                      "element, so the block comes with the variant (--list shows them); only "
                      "02-naive, whose threads each move one element, takes --block");
   if (block_option->count() > 0) o.block = parse_block(block);
-  if (step.takes_block && !o.block) o.block = step.default_block;
+  o.block = step.block_for(o.block);
 
   // Checks that need no GPU.
   // The usage hint is printed once, by tt::guarded, after the message.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct Problem {
   Shape shape;                      ///< Input matrix (rows x cols).
   DType dtype = DType::f32;         ///< Element type.
   std::optional<BlockShape> block;  ///< Requested block shape, for steps that take one.
+
+  /// The block of a step that takes one (Step::block_for fills it in); a problem without one
+  /// is a programming error, reported rather than launched with a 0 x 0 block.
+  dim3 required_block() const {
+    if (!block) throw std::logic_error("this variant needs a block shape (Step::block_for)");
+    return dim3(static_cast<unsigned>(block->x), static_cast<unsigned>(block->y));
+  }
 };
 
 /// Memory space of an access.
@@ -122,6 +130,13 @@ struct Step {
                                 ///< step (empty: default_variant).
   bool takes_block = false;     ///< Whether --block BXxBY is accepted.
   BlockShape default_block{};   ///< Used when takes_block and --block is not given.
+
+  /// The block a launch of this step uses: @p requested if given, else the step's default
+  /// when it takes a block, else none (the variant's plan chooses).
+  std::optional<BlockShape> block_for(std::optional<BlockShape> requested = std::nullopt) const {
+    if (requested || !takes_block) return requested;
+    return default_block;
+  }
 
   /// The variant that stands for this step in the tour and the benchmark.
   const Variant& headline_variant() const {

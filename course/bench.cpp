@@ -146,8 +146,7 @@ std::optional<BenchOptions> parse(int argc, char** argv) {
 /// The problem @p step runs: its default block unless @p block is given.
 tt::Problem problem_for(const tt::Step& step, tt::Shape shape, tt::DType dtype,
                         std::optional<tt::BlockShape> block = std::nullopt) {
-  if (!block && step.takes_block) block = step.default_block;
-  return {shape, dtype, block};
+  return {shape, dtype, step.block_for(block)};
 }
 
 /// Appends the references (memcpy, copy kernel, cuBLAS) on @p shape and @p dtype.

@@ -42,7 +42,7 @@ std::vector<const tt::Step*> chosen_steps(const tt::Options& o) {
 
 /// The problem a step's own program runs by default: its default block where it takes one.
 tt::Problem problem_of(const tt::Step& st, const tt::Options& o) {
-  return {o.shape, o.dtype, st.takes_block ? std::optional(st.default_block) : std::nullopt};
+  return {o.shape, o.dtype, st.block_for()};
 }
 
 /// Every chosen step's access analysis, in the chosen format.

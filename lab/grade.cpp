@@ -273,7 +273,7 @@ const tt::Step& step_of(const Exercise& ex) {
 }
 
 tt::Problem problem(const tt::Step& step, tt::Shape shape, tt::DType dtype) {
-  return {shape, dtype, step.takes_block ? std::optional(step.default_block) : std::nullopt};
+  return {shape, dtype, step.block_for()};
 }
 
 /// A verifier's report in one line: its first line, and the first mismatch it lists.

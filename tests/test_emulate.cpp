@@ -28,7 +28,7 @@ void check_emulated(const tt::Step& step, const tt::Variant& v, tt::Shape shape,
 
 TEST_CASE("a step's moves transpose every shape exactly (emulated on the CPU)", "[.emulate]") {
   for (const tt::Step* step : steps_under_test()) {
-    const auto block = step->takes_block ? std::optional(step->default_block) : std::nullopt;
+    const auto block = step->block_for();
     for (const auto& v : step->variants) {
       REQUIRE(v.emulate);  // every kernel of a step has a description that can be run
       for (tt::DType t : {tt::DType::f32, tt::DType::f64})
@@ -45,6 +45,18 @@ TEST_CASE("02-naive's moves are exact with other block shapes too", "[emulator]"
     for (const auto& v : st.variants)
       for (const tt::Shape& s : {tt::Shape{1, 1}, tt::Shape{17, 83}, tt::Shape{96, 64}})
         check_emulated(st, v, s, tt::DType::f32, b);
+}
+
+TEST_CASE("a step's block: the default unless one is asked for, and none is refused",
+          "[emulator]") {
+  const auto& st = step02::step();
+  REQUIRE(st.block_for()->x == st.default_block.x);
+  REQUIRE(st.block_for()->y == st.default_block.y);
+  REQUIRE(st.block_for(tt::BlockShape{16, 4})->x == 16);
+  // A plan asked for without a block (a caller that skipped block_for) throws, where a 0 x 0
+  // block once divided by zero.
+  const tt::Problem no_block{{64, 64}, tt::DType::f32, std::nullopt};
+  for (const auto& v : st.variants) REQUIRE_THROWS_AS(v.plan(no_block), std::logic_error);
 }
 
 // ---- The emulator itself: each planted mistake is caught. --------------------------------
@@ -126,7 +138,7 @@ TEST_CASE("past 2^31 elements, every step's global addresses stay in the matrix"
     for (const auto& v : step->variants)
       for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
         const tt::Problem pb{s, t,
-                             step->takes_block ? std::optional(step->default_block) : std::nullopt};
+                             step->block_for()};
         const tt::LaunchPlan plan = v.plan(pb);
         const auto size = static_cast<std::int64_t>(tt::dtype_size(t));
         const std::int64_t bytes = s.count() * size;

@@ -283,7 +283,7 @@ void run_small(const tt::Step& step, const std::vector<tt::Shape>& shapes,
         std::ostringstream log;
         const tt::Problem pb{
             s, t,
-            block ? block : (step.takes_block ? std::optional(step.default_block) : std::nullopt)};
+            step.block_for(block)};
         const auto r = tt::measure(device(), pb, {{&step, &v}}, tt::RunConfig{0, 1}, log);
         INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x "
                      << s.cols << "\n"

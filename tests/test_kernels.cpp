@@ -47,7 +47,7 @@ void check_variant(const tt::Step& step, const tt::Variant& v,
       std::ostringstream log;
       const tt::Problem pb{
           s, t,
-          block ? block : (step.takes_block ? std::optional(step.default_block) : std::nullopt)};
+          step.block_for(block)};
       const auto r = tt::measure(device(), pb, {{&step, &v}}, tt::RunConfig{0, 2}, log);
       INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x " << s.cols
                    << "\n"
@@ -82,7 +82,7 @@ TEST_CASE("past 2^31 elements, the first and the last transpose step are exact",
     const tt::Variant& v = step->headline_variant();
     std::ostringstream log;
     const tt::Problem pb{big, tt::DType::f32,
-                         step->takes_block ? std::optional(step->default_block) : std::nullopt};
+                         step->block_for()};
     const auto r = tt::measure(device(), pb, {{step, &v}}, tt::RunConfig{0, 1}, log);
     INFO(step->id << "/" << v.name << " 46341 x 46341 float\n" << log.str());
     REQUIRE(r.size() == 1);
@@ -111,7 +111,7 @@ void check_misaligned(const tt::Step& step, const tt::Variant& v) {
     tt::DeviceBuffer<T> din(n + 1), dout(n + 1);
     TT_CUDA_CHECK(cudaMemcpy(din.get() + 1, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     TT_CUDA_CHECK(cudaMemset(dout.get(), tt::kPoisonByte, dout.bytes()));
-    const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, std::nullopt});
+    const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, step.block_for()});
     const tt::LaunchFn<T> run = [&] {
       if constexpr (std::is_same_v<T, float>)
         return v.run_f32;

@@ -45,7 +45,7 @@ TT_HD inline Coord element_of(const tt::Thread& me) {
 template <typename T>
 struct ReadRows : tt::Work<T> {
   static tt::Launch launch(const tt::Problem& pb) {
-    const dim3 b(pb.block->x, pb.block->y);
+    const dim3 b = pb.required_block();
     return {dim3(static_cast<unsigned>(tt::ceil_div(pb.shape.cols, b.x)),
                  static_cast<unsigned>(tt::ceil_div(pb.shape.rows, b.y))),
             b};
@@ -65,7 +65,7 @@ struct ReadRows : tt::Work<T> {
 template <typename T>
 struct WriteRows : tt::Work<T> {
   static tt::Launch launch(const tt::Problem& pb) {
-    const dim3 b(pb.block->x, pb.block->y);
+    const dim3 b = pb.required_block();
     return {dim3(static_cast<unsigned>(tt::ceil_div(pb.shape.rows, b.x)),
                  static_cast<unsigned>(tt::ceil_div(pb.shape.cols, b.y))),
             b};
