@@ -150,7 +150,7 @@ int run(int argc, char** argv) {
   TT_CUDA_CHECK(cudaStreamDestroy(load_stream));
 
   std::ostringstream csv;
-  csv << "device,sms,bytes,stride,under_load,ns_per_load,cycles_per_load\n";
+  csv << std::fixed << "device,sms,bytes,stride,under_load,ns_per_load,cycles_per_load\n";
   std::cout << "\n  working set   under load   ns a load   SM cycles a load\n";
   for (const Row& r : rows) {
     const double cycles = r.ns * clock_khz / 1e6;
