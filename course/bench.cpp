@@ -233,6 +233,22 @@ std::vector<Job> drop_unfit(const tt::DeviceInfo& dev, const std::vector<Job>& j
 }
 
 /// One table per (dtype, shape) of @p results, in the order they were measured.
+/// Whether two jobs belong to one table of the output: the same part, type and matrix.
+bool same_table(const Job& a, const Job& b) {
+  return a.part == b.part && a.problem.dtype == b.problem.dtype &&
+         a.problem.shape.rows == b.problem.shape.rows &&
+         a.problem.shape.cols == b.problem.shape.cols;
+}
+
+/// Whether two jobs run on the same problem (their table's, with the same block), so that one
+/// input serves both.
+bool same_problem(const Job& a, const Job& b) {
+  const auto& x = a.problem.block;
+  const auto& y = b.problem.block;
+  return same_table(a, b) && x.has_value() == y.has_value() &&
+         (!x || (x->x == y->x && x->y == y->y));
+}
+
 void print_summary(const std::string& part, const std::vector<tt::Result>& results) {
   std::vector<std::string> keys;
   std::map<std::string, std::vector<tt::Result>> groups;
@@ -269,32 +285,53 @@ int run(int argc, char** argv) {
   csv << "sweep," << tt::csv_header() << "\n";
 
   std::ostringstream failures;
-  std::vector<tt::Result> part_results;  // of the part being measured
+  std::vector<tt::Result> table;  // the rows of one part, type and matrix, being measured
   std::size_t rows = 0;
-  // Ratios, the CSV rows and the summary of a part once all of it is measured.
-  const auto finish_part = [&](const std::string& part) {
-    tt::add_ratios(part_results);
-    for (const auto& r : part_results) csv << part << "," << tt::csv_row(r) << "\n";
+  // Ratios, the CSV rows and the summary of a table once all of it is measured: a run cut
+  // short keeps every table it finished.
+  const auto finish_table = [&](const std::string& part) {
+    if (table.empty()) return;
+    tt::add_ratios(table);
+    for (const auto& r : table) csv << part << "," << tt::csv_row(r) << "\n";
     csv.flush();
-    rows += part_results.size();
-    print_summary(part, part_results);
-    part_results.clear();
+    rows += table.size();
+    print_summary(part, table);
+    table.clear();
   };
 
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Job& j = jobs[i];
-    if (i > 0 && jobs[i - 1].part != j.part) finish_part(jobs[i - 1].part);
-    std::cerr << "[" << i + 1 << "/" << jobs.size() << "] " << label(j) << " ... " << std::flush;
+  // Consecutive jobs on the same problem share one input, filled and copied to the device
+  // once (tt::measure still poisons, runs and verifies each kernel on its own).
+  for (std::size_t i = 0; i < jobs.size();) {
+    std::size_t end = i + 1;
+    while (end < jobs.size() && same_problem(jobs[i], jobs[end])) ++end;
+    if (i > 0 && !same_table(jobs[i - 1], jobs[i])) finish_table(jobs[i - 1].part);
+    std::vector<tt::Selected> batch;
+    for (std::size_t k = i; k < end; ++k) batch.push_back(jobs[k].selected);
+    std::vector<std::optional<tt::Result>> results(batch.size());
     try {
-      const tt::Result r = tt::measure(dev, j.problem, {j.selected}, o.config, failures).at(0);
-      std::cerr << std::fixed << std::setprecision(0) << r.gbps << " GB/s"
-                << (r.verified ? "" : " WRONG") << (r.fits_l2 ? " (L2)" : "") << "\n";
-      part_results.push_back(r);
-    } catch (const tt::UsageError& e) {  // a launch this device cannot make
-      std::cerr << "skipped: " << e.what() << "\n";
+      const auto measured = tt::measure(dev, jobs[i].problem, batch, o.config, failures);
+      for (std::size_t k = 0; k < batch.size(); ++k) results[k] = measured.at(k);
+    } catch (const tt::UsageError&) {  // a launch this device cannot make: find which, one by one
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        try {
+          results[k] = tt::measure(dev, jobs[i].problem, {batch[k]}, o.config, failures).at(0);
+        } catch (const tt::UsageError& e) {
+          std::cerr << "[" << i + k + 1 << "/" << jobs.size() << "] " << label(jobs[i + k])
+                    << " skipped: " << e.what() << "\n";
+        }
+      }
     }
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      if (!results[k]) continue;
+      const tt::Result& r = *results[k];
+      std::cerr << "[" << i + k + 1 << "/" << jobs.size() << "] " << label(jobs[i + k]) << " ... "
+                << std::fixed << std::setprecision(0) << r.gbps << " GB/s"
+                << (r.verified ? "" : " WRONG") << (r.fits_l2 ? " (L2)" : "") << "\n";
+      table.push_back(r);
+    }
+    i = end;
   }
-  if (!jobs.empty()) finish_part(jobs.back().part);
+  if (!jobs.empty()) finish_table(jobs.back().part);
   tt::release_references();
 
   std::cout << "\nWrote " << rows << " rows to " << o.out << "\n";
