@@ -2,9 +2,9 @@
 //
 // What changed since 07: which tile a block moves. The grid is one-dimensional, so that a
 // block's number b is simply blockIdx.x and the order in which blocks start is the order of
-// b. Ordered<W, ORDER> below gives block b the tile ORDER::tile_of(b) (diagonal.hpp) and then
-// makes step 07's moves for that tile: the kernel is step 06's, the moves and the swizzled
-// 64 x 64 tile are step 07's (swizzle.cuh); only the block-to-tile mapping is new.
+// b. Ordered<W, ORDER> (diagonal.cuh) gives block b the tile ORDER::tile_of(b) (diagonal.hpp) and
+// then makes step 07's moves for that tile: the kernel is step 06's, the moves and the swizzled 64
+// x 64 tile are step 07's (swizzle.cuh); only the block-to-tile mapping is new.
 //
 // What to look for: blocks start roughly in the order of their linear number. On GPUs whose
 // memory was split into partitions by plain address bits, blocks in row order wrote output
@@ -24,40 +24,11 @@
 
 #include "08-diagonal/diagonal.hpp"
 
-#include <algorithm>
-#include <climits>
-
 #include "06-float4/float4.cuh"
 #include "07-swizzle/swizzle.cuh"
+#include "08-diagonal/diagonal.cuh"
 
 namespace step08 {
-
-/// Step 07's work W on a one-dimensional grid of as many blocks as tiles, block b taking the
-/// tile ORDER::tile_of(b): every move is W's move for that tile.
-template <class W, class ORDER>
-struct Ordered : W {
-  static tt::Launch launch(const tt::Problem& pb) {
-    const tt::Launch l = W::launch(pb);  // step 07's 2D grid of tiles
-    const std::int64_t tiles = std::int64_t{l.grid.x} * l.grid.y;
-    return {dim3(static_cast<unsigned>(std::min<std::int64_t>(tiles, UINT_MAX))), l.block};
-  }
-  /// The thread as step 07's moves expect it: block = the tile that block number
-  /// blockIdx.x takes, on a 2D grid of tiles.
-  TT_HD static tt::Thread on_tile(const tt::Thread& me, int rows, int cols) {
-    const auto gx = static_cast<unsigned>(tt::ceil_div(cols, W::kTile));
-    const auto gy = static_cast<unsigned>(tt::ceil_div(rows, W::kTile));
-    return {ORDER::tile_of(me.block.x, gx, gy), me.thread, me.block_dim, dim3(gx, gy)};
-  }
-  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
-    return W::whole_tile(on_tile(me, rows, cols), rows, cols);
-  }
-  TT_HD static tt::Move<W::kVec> load(const tt::Thread& me, int pass, int rows, int cols) {
-    return W::load(on_tile(me, rows, cols), pass, rows, cols);
-  }
-  TT_HD static tt::Move<W::kVec> store(const tt::Thread& me, int pass, int rows, int cols) {
-    return W::store(on_tile(me, rows, cols), pass, rows, cols);
-  }
-};
 
 template <class W>
 using Path = tt::Path<W, step06::transpose_vec<W>>;
