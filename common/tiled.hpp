@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "emulate.hpp"
@@ -74,16 +75,31 @@ std::string kernel_name() {
 
 namespace detail {
 
-/// Whether the rows of @p s suit work W (a vector must not straddle two rows).
+/// Whether work W states its own condition on the shape, `static bool fits(Shape)`.
+template <class W, class = void>
+struct has_fits : std::false_type {};
+template <class W>
+struct has_fits<W, std::void_t<decltype(W::fits(std::declval<Shape>()))>> : std::true_type {};
+
+/// Whether work W states the alignment its pointers need, `kPointerAlign` (bytes).
+template <class W, class = void>
+struct has_pointer_align : std::false_type {};
+template <class W>
+struct has_pointer_align<W, std::void_t<decltype(W::kPointerAlign)>> : std::true_type {};
+
+/// Whether the rows of @p s suit work W: W::fits(s) where W states it, else a vector must not
+/// straddle two rows.
 template <class W>
 bool shape_fits(const Shape& s) {
+  if constexpr (has_fits<W>::value) return W::fits(s);
   return W::kVec == 1 || (s.rows % W::kVec == 0 && s.cols % W::kVec == 0);
 }
 
-/// Whether both pointers are aligned to W's vector.
+/// Whether both pointers are aligned to W's vector, or to W::kPointerAlign where W states it.
 template <class W, typename T>
 bool pointers_fit(const T* in, const T* out) {
-  constexpr std::uintptr_t a = sizeof(T) * W::kVec;
+  std::uintptr_t a = sizeof(T) * W::kVec;
+  if constexpr (has_pointer_align<W>::value) a = W::kPointerAlign;
   return reinterpret_cast<std::uintptr_t>(in) % a == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % a == 0;
 }
