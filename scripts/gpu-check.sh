@@ -60,7 +60,7 @@ if [ ! -x "$BUILD/tests/gpu_tests" ]; then
   part "configure" cmake -S "$ROOT" -B "$BUILD"
   part "build" cmake --build "$BUILD" -j
 fi
-STEPS=$(ls -d "$BUILD"/steps/0*/ 2>/dev/null | xargs -n1 basename | grep -v 01-hello-world)
+STEPS=$(ls -d "$BUILD"/steps/[0-9][0-9]-*/ 2>/dev/null | xargs -n1 basename | grep -v 01-hello-world)
 
 # 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
 if want tests; then

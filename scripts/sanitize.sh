@@ -74,7 +74,7 @@ if [ -x "$BUILD/tests/gpu_tests" ]; then
 fi
 RUNS+=("01-hello-world|01-hello-world_2_4_2|$BUILD/steps/01-hello-world/01-hello-world|2|4|2")
 PROGRAMS=()
-for dir in "$BUILD"/steps/0*/; do
+for dir in "$BUILD"/steps/[0-9][0-9]-*/; do
   step=$(basename "$dir")
   [ "$step" = 01-hello-world ] && continue
   [ -x "$dir/$step" ] || continue
