@@ -366,3 +366,29 @@ TEST_CASE("partial sectors: who completes them", "[analyser]") {
   plan = step07::step().find("tile64")->plan(pb);
   CHECK(tt::analyse_access(plan.accesses.back(), plan).partial == 0);
 }
+
+#include "08-diagonal/diagonal.hpp"
+#include "09-alignment/alignment.hpp"
+
+TEST_CASE("09-alignment: no output sector is written in part, at any shape", "[analyser]") {
+  for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+    const std::int64_t sector = t == tt::DType::f32 ? 8 : 4;  // elements a 32-byte sector
+    for (const tt::Shape s :
+         {tt::Shape{1, 1}, tt::Shape{1, 1000}, tt::Shape{1000, 1}, tt::Shape{3, 5},
+          tt::Shape{17, 83}, tt::Shape{63, 65}, tt::Shape{4099, 129}, tt::Shape{129, 4099},
+          tt::Shape{512, 512}, tt::Shape{4100, 260}})
+      for (const char* v : {"sectors", "skewed"}) {
+        const auto plan = step09::step().find(v)->plan(problem(s.rows, s.cols, t));
+        const auto& store = plan.accesses.back();
+        REQUIRE(store.op == tt::Op::store);
+        const auto totals = tt::analyse_access(store, plan, 0);  // every block
+        INFO(v << " " << tt::dtype_name(t) << " " << s.rows << " x " << s.cols);
+        // Each warp instruction writes whole sectors; only the matrix's last sector is cut,
+        // where the matrix ends inside one.
+        CHECK(totals.partial == (s.rows * s.cols % sector != 0 ? 1u : 0u));
+      }
+  }
+  // The lesson's contrast: step 08's pieces of 4099-float output rows share their end sectors.
+  const auto plan = step08::step().find("column")->plan(problem(4099, 129, tt::DType::f32));
+  CHECK(tt::analyse_access(plan.accesses.back(), plan, 0).partial > 0);
+}
