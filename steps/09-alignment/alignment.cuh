@@ -32,7 +32,7 @@ TT_HD inline int tail(std::int64_t c, int len) {
 
 /// The skewed tiling. Output row c (input column c) has its sector boundaries at
 /// head(c) + multiples of 8 floats or 4 doubles; a block of the main grid writes, for each of
-/// its 64 output rows, the 64 elements from head(c) + 64 blocky on: whole sectors only, as a
+/// its 64 output rows, the 64 elements from head(c) + 64 blockIdx.y on: whole sectors only, as a
 /// warp writes 32 consecutive elements from a boundary. Because head(c) differs from row to
 /// row (by up to a sector less one element), the block loads kRows = 72 input rows, its 64
 /// and the skew, into a swizzled tile. What lies before head(c) and from tail(c) on (the
