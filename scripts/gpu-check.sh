@@ -12,7 +12,9 @@
 #   bench      course/bench: headline variants over sizes, every variant at 8192 x 8192 and at
 #              odd shapes, 02-naive's block shapes, a ladder of sizes (CSVs), and the plots;
 #   ncu        the access analyser against Nsight Compute, with DRAM traffic
-#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), and the bank model on
+#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), the headline kernels'
+#              occupancy, DRAM, L2 and stall counters (scripts/ncu_counters.py,
+#              OUT_DIR/counters.md), and the bank model on
 #              shared-memory patterns (scripts/bank_patterns.py, OUT_DIR/banks.md), when ncu
 #              is installed;
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program
@@ -135,6 +137,8 @@ elif command -v ncu >/dev/null; then
     --cols 8191 --markdown "$OUT/ncu-4099x8191.md"
   part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
     --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
+  # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
+  part "ncu counters" python3 "$ROOT/scripts/ncu_counters.py" "$BUILD" --markdown "$OUT/counters.md"
   # The bank model itself: shared-memory patterns, predicted and measured (course/banks.cu).
   part "bank patterns" python3 "$ROOT/scripts/bank_patterns.py" "$BUILD" --markdown "$OUT/banks.md"
 else

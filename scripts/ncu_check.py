@@ -198,6 +198,19 @@ def profile(ncu, command, metrics, options=()):
     return parse_raw(text)
 
 
+def known_metrics(ncu, candidates):
+    """The metrics of @p candidates that this GPU's Nsight Compute knows (`--query-metrics`
+    lists base names; a candidate is known when its base, the part before the first dot, is
+    listed)."""
+    r = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True)
+    names = set()
+    for line in r.stdout.splitlines():
+        word = line.split(" ")[0].strip()
+        if "__" in word:
+            names.add(word)
+    return [m for m in candidates if m.split(".", 1)[0] in names]
+
+
 def parse_source(text):
     """{kind: [(opcode, executed, wavefronts), ...]} of the shared-memory instructions, from
     `ncu --page source --print-source sass --csv`, or {} when its columns are not found."""

@@ -39,16 +39,6 @@ CANDIDATES = [
 ]
 
 
-def known_metrics(ncu):
-    r = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True)
-    names = set()
-    for line in r.stdout.splitlines():
-        word = line.split(" ")[0].strip()
-        if "__" in word:
-            names.add(word)
-    return [m for m in CANDIDATES if m.rsplit(".", 1)[0] in names]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
@@ -62,7 +52,7 @@ def main():
         print(listing.stderr)
         return 1
     modes = [line.split(":")[0].split() for line in listing.stdout.splitlines() if ":" in line]
-    metrics = known_metrics(a.ncu)
+    metrics = ncu_check.known_metrics(a.ncu, CANDIDATES)
     if not metrics:
         print("sector_costs: ncu knows none of the metrics (is ncu working here?)")
         return 1

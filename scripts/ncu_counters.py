@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Profiles the benchmark's headline kernels under Nsight Compute and tabulates what explains
+their speed on this GPU: time, DRAM bytes and throughput, achieved against theoretical
+occupancy, registers, L2 sectors, and where warps stall.
+
+The kernels are the ones `course/bench --list` names for the headline part at the given
+sizes and types (every step's headline variant and the references, the copy kernel and
+cuBLAS; cudaMemcpy launches no kernel of its own to profile). Each is profiled on one launch
+of its step program (`--warmup 0 --reps 1 --no-compare`), the clocks left alone.
+
+The metrics are taken from a list of candidates, keeping those this GPU's Nsight Compute
+knows (`ncu --query-metrics`); the ones it does not know are named in the output, so that a
+table never silently lacks a column. Run it with the same arguments on two GPUs and put the
+tables side by side: a kernel that is fast on one and slow on the other shows why here.
+
+Usage: scripts/ncu_counters.py BUILD_DIR [--sizes 8192x16384,4099x8191] [--dtypes float,double]
+                                         [--from-step 05] [--ncu ncu] [--markdown FILE] [--list]
+--from-step NN leaves out the steps before NN (the references are always in).
+--list prints the commands it would profile and exits (no GPU, no ncu needed).
+Exit status: 0 all profiled (or listed), 1 a run failed, 2 bad usage.
+"""
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "ncu_check.py"))
+ncu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ncu_check)
+
+# (column heading, metric): what each column means is in docs/theory-measuring.md.
+CANDIDATES = [
+    ("us", "gpu__time_duration.sum"),
+    ("DRAM rd MB", "dram__bytes_read.sum"),
+    ("DRAM wr MB", "dram__bytes_write.sum"),
+    ("DRAM % peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("occ. achieved %", "sm__warps_active.avg.pct_of_peak_sustained_active"),
+    ("occ. theoretical %", "sm__maximum_warps_per_active_cycle_pct"),
+    ("regs", "launch__registers_per_thread"),
+    ("L2 rd sectors", "lts__t_sectors_op_read.sum"),
+    ("L2 wr sectors", "lts__t_sectors_op_write.sum"),
+    ("stall long sb %", "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct"),
+    ("stall barrier %", "smsp__warp_issue_stalled_barrier_per_warp_active.pct"),
+    ("stall lg throttle %", "smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct"),
+    ("stall mio throttle %", "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct"),
+    ("stall short sb %", "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct"),
+    ("stall drain %", "smsp__warp_issue_stalled_drain_per_warp_active.pct"),
+]
+SCALE = {"gpu__time_duration.sum": 1e-3, "dram__bytes_read.sum": 1e-6,
+         "dram__bytes_write.sum": 1e-6}  # ns -> us, bytes -> MB
+
+
+def headline_jobs(build, sizes, dtypes, from_step):
+    """[(program path, step/variant, dtype, rows, cols)] of the bench's headline part."""
+    bench = os.path.join(build, "course", "bench")
+    r = subprocess.run([bench, "--list", "--sizes", sizes, "--dtypes", dtypes],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"ncu_counters: {bench} --list failed:\n{r.stderr}")
+    jobs = []
+    for line in r.stdout.splitlines():
+        m = re.match(r"\[\d+/\d+\] headline: (\S+)/(\S+) (float|double) (\d+)x(\d+)$", line)
+        if not m:
+            continue
+        step, variant, dtype, rows, cols = m.groups()
+        if step == "references" and variant == "memcpy":
+            continue  # cudaMemcpy: no kernel of ours to profile
+        if step != "references" and step[:2] < from_step:
+            continue
+        exe = (os.path.join(build, "common", "references") if step == "references"
+               else os.path.join(build, "steps", step, step))
+        jobs.append((exe, f"{step}/{variant}", dtype, rows, cols))
+    return jobs
+
+
+def command(job):
+    exe, name, dtype, rows, cols = job
+    variant = name.split("/", 1)[1]
+    return [exe, "--variant", variant, "--dtype", dtype, "--rows", rows, "--cols", cols,
+            "--no-compare", "--warmup", "0", "--reps", "1"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--sizes", default="8192x16384,4099x8191")
+    ap.add_argument("--dtypes", default="float,double")
+    ap.add_argument("--from-step", default="05")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--markdown")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if not re.fullmatch(r"\d\d", a.from_step):
+        ap.error("--from-step: two digits, e.g. 05")
+    jobs = headline_jobs(a.build, a.sizes, a.dtypes, a.from_step)
+    if not jobs:
+        print("ncu_counters: the benchmark lists no headline kernels", file=sys.stderr)
+        return 2
+    if a.list:
+        for job in jobs:
+            print(" ".join(command(job)))
+        return 0
+
+    known = set(ncu_check.known_metrics(a.ncu, [m for _, m in CANDIDATES]))
+    columns = [(h, m) for h, m in CANDIDATES if m in known]
+    missing = [m for _, m in CANDIDATES if m not in known]
+    if not columns:
+        print("ncu_counters: ncu knows none of the metrics (is ncu working here?)")
+        return 1
+    lines = ["Headline kernels under Nsight Compute, one launch each (clocks left alone)", ""]
+    if missing:
+        lines += ["Metrics this Nsight Compute does not know: " + ", ".join(missing), ""]
+    lines += ["| kernel | type | matrix | " + " | ".join(h for h, _ in columns) + " |",
+              "|---|---|---|" + "---|" * len(columns)]
+    failed = False
+    for job in jobs:
+        values = ncu_check.profile(a.ncu, command(job), [m for _, m in columns],
+                                   ["--launch-count", "1"])
+        head = f"| {job[1]} | {job[2]} | {job[3]} x {job[4]} |"
+        if not values:
+            failed = True
+            lines.append(head + " run failed |" + " |" * (len(columns) - 1))
+            continue
+        cells = []
+        for _, m in columns:
+            v = values.get(m)
+            cells.append("-" if v is None else f"{v * SCALE.get(m, 1.0):.1f}")
+        lines.append(head + " " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    table = "\n".join(lines)
+    print("\n" + table)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(table + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
