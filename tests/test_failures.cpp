@@ -281,9 +281,7 @@ void run_small(const tt::Step& step, const std::vector<tt::Shape>& shapes,
       if (!v.supports(t)) continue;
       for (const tt::Shape& s : shapes) {
         std::ostringstream log;
-        const tt::Problem pb{
-            s, t,
-            step.block_for(block)};
+        const tt::Problem pb{s, t, step.block_for(block)};
         const auto r = tt::measure(device(), pb, {{&step, &v}}, tt::RunConfig{0, 1}, log);
         INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x "
                      << s.cols << "\n"

@@ -45,9 +45,7 @@ void check_variant(const tt::Step& step, const tt::Variant& v,
     if (!v.supports(t)) continue;
     for (const tt::Shape& s : shapes()) {
       std::ostringstream log;
-      const tt::Problem pb{
-          s, t,
-          step.block_for(block)};
+      const tt::Problem pb{s, t, step.block_for(block)};
       const auto r = tt::measure(device(), pb, {{&step, &v}}, tt::RunConfig{0, 2}, log);
       INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x " << s.cols
                    << "\n"
@@ -81,8 +79,7 @@ TEST_CASE("past 2^31 elements, the first and the last transpose step are exact",
   for (const tt::Step* step : {steps.front(), steps.back()}) {
     const tt::Variant& v = step->headline_variant();
     std::ostringstream log;
-    const tt::Problem pb{big, tt::DType::f32,
-                         step->block_for()};
+    const tt::Problem pb{big, tt::DType::f32, step->block_for()};
     const auto r = tt::measure(device(), pb, {{step, &v}}, tt::RunConfig{0, 1}, log);
     INFO(step->id << "/" << v.name << " 46341 x 46341 float\n" << log.str());
     REQUIRE(r.size() == 1);
