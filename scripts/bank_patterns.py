@@ -70,11 +70,7 @@ def main():
                      f"{measured['store']:.2f} | {measured['load']:.2f} | "
                      f"{'yes' if agrees else 'no'} |")
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print("\n" + table)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
+    ncu_check.report(lines, a.markdown)
     return 1 if failed else 0
 
 

@@ -198,6 +198,15 @@ def profile(ncu, command, metrics, options=()):
     return parse_raw(text)
 
 
+def report(lines, markdown):
+    """Prints the table made of @p lines, and writes it to the file @p markdown if given."""
+    table = "\n".join(lines)
+    print("\n" + table)
+    if markdown:
+        with open(markdown, "w") as f:
+            f.write(table + "\n")
+
+
 def known_metrics(ncu, candidates):
     """The metrics of @p candidates that this GPU's Nsight Compute knows (`--query-metrics`
     lists base names; a candidate is known when its base, the part before the first dot, is
@@ -335,11 +344,7 @@ def main():
                             f"{d['gpu__time_duration.sum'] / 1e3:.1f} |")
     lines += dram + [""]
     lines += [f"FAIL: {f}" for f in failures] or ["every description matches the counters"]
-    table = "\n".join(lines)
-    print("\n" + table)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
+    report(lines, a.markdown)
     return 1 if failures else 0
 
 

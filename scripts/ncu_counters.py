@@ -130,11 +130,7 @@ def main():
             cells.append("-" if v is None else f"{v * SCALE.get(m, 1.0):.1f}")
         lines.append(head + " " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print("\n" + table)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
+    ncu_check.report(lines, a.markdown)
     return 1 if failed else 0
 
 

@@ -72,11 +72,7 @@ def main():
         lines.append(f"| {label} | " + " | ".join(f"{values.get(m, float('nan')):.0f}"
                                                  for m in metrics) + " |")
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print("\n" + table)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
+    ncu_check.report(lines, a.markdown)
     return 1 if failed else 0
 
 
