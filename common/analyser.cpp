@@ -98,8 +98,27 @@ std::string xml_escape(const std::string& s) {
 }
 }  // namespace
 
-SharedCost shared_cost(const WarpAddresses& a, int width) {
-  const int per_phase = lanes_per_phase(width);
+namespace {
+/// Whether every lane l reads what lane l ^ @p k reads (both inactive, or the same address).
+bool pairs_share(const WarpAddresses& a, int k) {
+  for (int l = 0; l < 32; ++l)
+    if (a[l] != a[l ^ k]) return false;
+  return true;
+}
+}  // namespace
+
+int phase_lanes(const WarpAddresses& a, int width, Op op) {
+  // A load of 8 or 16 bytes whose lanes pair up on one address (l and l ^ 1, or l and l ^ 2,
+  // all of them) returns each pair's data once: its phases hold twice the lanes. A store has
+  // no such merge (course/banks.cu measures both, docs/theory-banks.md).
+  const int lanes = lanes_per_phase(width);
+  if (op == Op::load && width > kBankBytes && (pairs_share(a, 1) || pairs_share(a, 2)))
+    return 2 * lanes;
+  return lanes;
+}
+
+SharedCost shared_cost(const WarpAddresses& a, int width, Op op) {
+  const int per_phase = phase_lanes(a, width, op);
   SharedCost c;
   c.phases = 32 / per_phase;
   for (int l0 = 0; l0 < 32; l0 += per_phase) {
@@ -230,7 +249,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
           if (active == 0) continue;  // no active lane: the warp skips the instruction
           std::uint64_t cost = 0, ideal = 0;
           if (access.space == Space::shared) {
-            const auto c = shared_cost(a, access.width);
+            const auto c = shared_cost(a, access.width, access.op);
             cost = static_cast<std::uint64_t>(c.wavefronts);
             ideal = static_cast<std::uint64_t>(c.ideal);
           } else {
@@ -355,8 +374,8 @@ PartialCompletion partial_completion(const Access& access, const LaunchPlan& pla
   return c;
 }
 
-std::string bank_picture(const WarpAddresses& a, int width) {
-  const int per_phase = lanes_per_phase(width);
+std::string bank_picture(const WarpAddresses& a, int width, Op op) {
+  const int per_phase = phase_lanes(a, width, op);
   std::ostringstream os;
   os << "        bank";
   for (int b = 0; b < kBanks; ++b) os << std::setw(3) << b;
@@ -389,8 +408,8 @@ std::string bank_svg(const std::vector<BankFigure>& figures) {
   std::ostringstream body;
   int y = 8;
   for (const auto& f : figures) {
-    const int per_phase = lanes_per_phase(f.width);
-    const SharedCost cost = shared_cost(f.addresses, f.width);
+    const int per_phase = phase_lanes(f.addresses, f.width, f.op);
+    const SharedCost cost = shared_cost(f.addresses, f.width, f.op);
     body << "<text x=\"4\" y=\"" << y + 15 << "\" class=\"t\">" << xml_escape(f.title) << ": "
          << cost.wavefronts << " wavefront(s), ideal " << cost.ideal << "</text>\n";
     y += kTitle;

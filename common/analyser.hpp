@@ -9,6 +9,8 @@
 ///   each quarter-warp for 16-byte accesses (128 bytes a phase). A phase needs as many
 ///   wavefronts as the largest number of distinct words any one bank must deliver; lanes
 ///   reading the same word share it (broadcast). The ideal is one wavefront per phase.
+///   A load of 8 or 16 bytes whose lanes pair up on one address (l and l ^ 1, or l and l ^ 2)
+///   is served in phases of twice the lanes; stores never are (phase_lanes()).
 /// - Global memory moves 32-byte sectors; a 128-byte line holds 4 of them. A warp's request
 ///   costs one sector for every distinct 32-byte sector its active lanes touch. The ideal is
 ///   the bytes requested divided by 32, rounded up.
@@ -54,8 +56,13 @@ struct GlobalCost {
 /// Lanes served together for an access of @p width bytes (32, 16 or 8).
 int lanes_per_phase(int width);
 
-/// Shared-memory cost of one warp instruction. @p width is 4, 8 or 16.
-SharedCost shared_cost(const WarpAddresses& a, int width);
+/// Lanes a shared-memory instruction serves together: lanes_per_phase(), or twice that for a
+/// load of 8 or 16 bytes whose lanes all pair up on one address (lanes l and l ^ 1, or l and
+/// l ^ 2): such a load returns each pair's data once (measured by course/banks.cu).
+int phase_lanes(const WarpAddresses& a, int width, Op op);
+
+/// Shared-memory cost of one warp instruction, a load or a store. @p width is 4, 8 or 16.
+SharedCost shared_cost(const WarpAddresses& a, int width, Op op);
 
 /// Global-memory cost of one warp instruction. @p width is 1 to 16 bytes.
 GlobalCost global_cost(const WarpAddresses& a, int width);
@@ -101,13 +108,14 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
                             std::uint64_t max_blocks = kDefaultSampleBlocks);
 
 /// A 32-column picture of which bank each lane hits, one row per wavefront.
-std::string bank_picture(const WarpAddresses& a, int width);
+std::string bank_picture(const WarpAddresses& a, int width, Op op);
 
 /// One shared-memory instruction of one warp, to be drawn by bank_svg().
 struct BankFigure {
   std::string title;        ///< A caption, e.g. the source expression.
   WarpAddresses addresses;  ///< The lanes' byte addresses in shared memory.
   int width = 4;            ///< Bytes per lane (4, 8 or 16).
+  Op op = Op::load;         ///< A load or a store (phase_lanes()).
 };
 
 /// The bank pictures of @p figures, stacked, as one standalone SVG document: for each

@@ -114,7 +114,7 @@ std::vector<Result> measure_typed(const DeviceInfo& dev, const Problem& pb,
   // Plans first: every launch is checked against the device before anything runs.
   std::vector<LaunchPlan> plans;
   for (const auto& s : selected) {
-    plans.push_back(s.variant->plan(pb));
+    plans.push_back(s.variant->plan(s.step->problem_for(pb)));
     check_plan(dev, plans.back(), s.step->id + "/" + s.variant->name);
   }
   check_fits(dev, pb);
@@ -182,7 +182,8 @@ std::vector<Result> measure(const DeviceInfo& dev, const Problem& pb,
 
 Analysis analyse(const Step& step, const Variant& v, const Problem& pb,
                  std::uint64_t sample_blocks) {
-  Analysis a{&step, &v, pb, v.plan(pb), {}};
+  const Problem own = step.problem_for(pb);
+  Analysis a{&step, &v, own, v.plan(own), {}};
   check_limits(a.plan, step.id + "/" + v.name);
   for (const auto& access : a.plan.accesses)
     a.totals.push_back(analyse_access(access, a.plan, sample_blocks));
@@ -297,10 +298,10 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       continue;
     }
     if (x.space == Space::shared) {
-      const SharedCost c = shared_cost(addr, x.width);
+      const SharedCost c = shared_cost(addr, x.width, x.op);
       out << "  " << c.wavefronts << " wavefront(s), ideal " << c.ideal << " (" << c.phases
-          << " phase(s) of " << lanes_per_phase(x.width) << " lanes)\n"
-          << bank_picture(addr, x.width);
+          << " phase(s) of " << phase_lanes(addr, x.width, x.op) << " lanes)\n"
+          << bank_picture(addr, x.width, x.op);
     } else {
       const GlobalCost c = global_cost(addr, x.width);
       out << "  " << c.sectors << " sector(s) of 32 B in " << c.lines << " line(s) of 128 B, ideal "
@@ -375,7 +376,7 @@ void explain_svg(const std::vector<Analysis>& analyses, int warp, std::ostream& 
       if (x.space != Space::shared) continue;
       figures.push_back({a.step->id + "/" + a.variant->name + ", warp " + std::to_string(warp) +
                              ": " + kind_name(x) + " " + x.code,
-                         warp_addresses(x, a.plan, uint3{0, 0, 0}, warp, 0), x.width});
+                         warp_addresses(x, a.plan, uint3{0, 0, 0}, warp, 0), x.width, x.op});
     }
   }
   if (figures.empty())

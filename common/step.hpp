@@ -138,6 +138,13 @@ struct Step {
     return default_block;
   }
 
+  /// @p pb with its block filled in by block_for(): a problem that names no block runs with
+  /// this step's default (the harness plans every launch through this).
+  Problem problem_for(Problem pb) const {
+    pb.block = block_for(pb.block);
+    return pb;
+  }
+
   /// The variant that stands for this step in the tour and the benchmark.
   const Variant& headline_variant() const {
     return *find(headline.empty() ? default_variant : headline);

@@ -36,33 +36,61 @@ tt::Problem problem(std::int64_t rows, std::int64_t cols, tt::DType t,
 }  // namespace
 
 TEST_CASE("shared memory: 4-byte accesses, one phase of 32 lanes", "[analyser]") {
-  CHECK(tt::shared_cost(strided(4), 4).wavefronts == 1);     // consecutive words
-  CHECK(tt::shared_cost(strided(128), 4).wavefronts == 32);  // a column of a 32-wide tile
-  CHECK(tt::shared_cost(strided(132), 4).wavefronts == 1);   // a column of a 33-wide tile
-  CHECK(tt::shared_cost(strided(8), 4).wavefronts == 2);     // stride 2 words: 2-way
-  CHECK(tt::shared_cost(strided(0), 4).wavefronts == 1);     // one word: broadcast
-  CHECK(tt::shared_cost(strided(4), 4).ideal == 1);
+  CHECK(tt::shared_cost(strided(4), 4, tt::Op::store).wavefronts == 1);     // consecutive words
+  CHECK(tt::shared_cost(strided(128), 4, tt::Op::store).wavefronts == 32);  // a column of a 32-wide tile
+  CHECK(tt::shared_cost(strided(132), 4, tt::Op::store).wavefronts == 1);   // a column of a 33-wide tile
+  CHECK(tt::shared_cost(strided(8), 4, tt::Op::store).wavefronts == 2);     // stride 2 words: 2-way
+  CHECK(tt::shared_cost(strided(0), 4, tt::Op::store).wavefronts == 1);     // one word: broadcast
+  CHECK(tt::shared_cost(strided(4), 4, tt::Op::store).ideal == 1);
   WarpAddresses pairs{};  // lanes 2i and 2i+1 read the same word: still one wavefront
   for (int i = 0; i < 32; ++i) pairs[i] = (i / 2) * 4;
-  CHECK(tt::shared_cost(pairs, 4).wavefronts == 1);
+  CHECK(tt::shared_cost(pairs, 4, tt::Op::store).wavefronts == 1);
   WarpAddresses half{};  // only 16 lanes active, all in bank 0
   for (int i = 0; i < 16; ++i) half[i] = i * 128;
-  CHECK(tt::shared_cost(half, 4).wavefronts == 16);
+  CHECK(tt::shared_cost(half, 4, tt::Op::store).wavefronts == 16);
 }
 
 TEST_CASE("shared memory: 8-byte accesses are served per half-warp", "[analyser]") {
   // double tile[32][33] column: about 2 wavefronts measured on an H100 (conflict-free).
-  CHECK(tt::shared_cost(strided(33 * 8), 8).wavefronts == 2);
-  CHECK(tt::shared_cost(strided(33 * 8), 8).ideal == 2);
+  CHECK(tt::shared_cost(strided(33 * 8), 8, tt::Op::store).wavefronts == 2);
+  CHECK(tt::shared_cost(strided(33 * 8), 8, tt::Op::store).ideal == 2);
   // double tile[32][32] column: about 32 measured.
-  CHECK(tt::shared_cost(strided(32 * 8), 8).wavefronts == 32);
-  CHECK(tt::shared_cost(strided(8), 8).wavefronts == 2);  // consecutive doubles
+  CHECK(tt::shared_cost(strided(32 * 8), 8, tt::Op::store).wavefronts == 32);
+  CHECK(tt::shared_cost(strided(8), 8, tt::Op::store).wavefronts == 2);  // consecutive doubles
 }
 
 TEST_CASE("shared memory: 16-byte accesses are served per quarter-warp", "[analyser]") {
-  CHECK(tt::shared_cost(strided(16), 16).wavefronts == 4);    // consecutive float4: measured 4
-  CHECK(tt::shared_cost(strided(128), 16).wavefronts == 32);  // 128-byte stride: measured 32
-  CHECK(tt::shared_cost(strided(16), 16).ideal == 4);
+  CHECK(tt::shared_cost(strided(16), 16, tt::Op::store).wavefronts == 4);    // consecutive float4: measured 4
+  CHECK(tt::shared_cost(strided(128), 16, tt::Op::store).wavefronts == 32);  // 128-byte stride: measured 32
+  CHECK(tt::shared_cost(strided(16), 16, tt::Op::store).ideal == 4);
+}
+
+TEST_CASE("shared memory: loads whose lanes pair up on one address use phases of twice the lanes",
+          "[analyser]") {
+  // Measured with course/banks.cu (scripts/bank_patterns.py): 8-byte, lanes 2i and 2i+1 the
+  // same address: a load takes 1 wavefront, a store 2; 16-byte, likewise: a load 2, a store 4.
+  const auto paired = [](int width, int k) {
+    WarpAddresses a{};
+    for (int l = 0; l < 32; ++l) a[l] = width * (k == 1 ? l >> 1 : (l & 1) | (l >> 2) << 1);
+    return a;
+  };
+  for (int k : {1, 2}) {
+    CHECK(tt::shared_cost(paired(8, k), 8, tt::Op::load).wavefronts == 1);
+    CHECK(tt::shared_cost(paired(8, k), 8, tt::Op::store).wavefronts == 2);
+    CHECK(tt::shared_cost(paired(16, k), 16, tt::Op::load).wavefronts == 2);
+    CHECK(tt::shared_cost(paired(16, k), 16, tt::Op::store).wavefronts == 4);
+    CHECK(tt::phase_lanes(paired(16, k), 16, tt::Op::load) == 16);
+  }
+  // Lane l and lane l + 16 the same address is no pairing: 2 wavefronts either way.
+  WarpAddresses across{};
+  for (int l = 0; l < 32; ++l) across[l] = 8 * (l % 16);
+  CHECK(tt::shared_cost(across, 8, tt::Op::load).wavefronts == 2);
+  // 4-byte loads are one phase of 32 lanes already.
+  CHECK(tt::shared_cost(paired(4, 1), 4, tt::Op::load).wavefronts == 1);
+  // One lane off the pairing and the merge is gone.
+  WarpAddresses almost = paired(8, 1);
+  almost[31] = 8 * 16;
+  CHECK(tt::shared_cost(almost, 8, tt::Op::load).wavefronts == 2);
 }
 
 TEST_CASE("global memory: sectors, ideal and lines", "[analyser]") {
@@ -134,10 +162,10 @@ TEST_CASE("the copy kernel reads and writes 16 sectors per request, the ideal", 
 }
 
 TEST_CASE("the bank picture stacks a 32-way conflict into 32 wavefronts", "[analyser]") {
-  const std::string pic = tt::bank_picture(strided(128), 4);
+  const std::string pic = tt::bank_picture(strided(128), 4, tt::Op::load);
   CHECK(pic.find("wavefront 32") != std::string::npos);
   CHECK(pic.find("wavefront 33") == std::string::npos);
-  CHECK(tt::bank_picture(strided(4), 4).find("wavefront  2") == std::string::npos);
+  CHECK(tt::bank_picture(strided(4), 4, tt::Op::load).find("wavefront  2") == std::string::npos);
 }
 
 TEST_CASE("the SVG bank picture draws one row per wavefront", "[analyser]") {

@@ -301,7 +301,7 @@ void run_misaligned(const tt::Step& step, const tt::Variant& v, tt::Shape s) {
   tt::DeviceBuffer<T> din(n + 1), dout(n + 1);
   TT_CUDA_CHECK(cudaMemcpy(din.get() + 1, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   TT_CUDA_CHECK(cudaMemset(dout.get(), tt::kPoisonByte, dout.bytes()));
-  const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, std::nullopt});
+  const tt::LaunchPlan plan = v.plan(tt::Problem{s, tt::dtype_of<T>::value, step.block_for()});
   if constexpr (std::is_same_v<T, float>)
     v.run_f32(plan, din.get() + 1, dout.get() + 1, s, nullptr);
   else
