@@ -4,14 +4,24 @@
 // the launch stores to its pattern's addresses kReps times, then loads from them kReps times,
 // and nothing else touches shared memory, so the wavefronts per instruction that Nsight
 // Compute counts belong to the pattern alone. The analyser (common/analyser.hpp) predicts them
-// from the same addresses.
+// from the same addresses, for the stores and for the loads.
+//
+// Race-free by construction (compute-sanitizer's racecheck runs it): each warp has shared
+// memory of its own, and the value stored at an address depends on the address alone, so the
+// lanes that share an address (the broadcast patterns) store the same bytes.
+//
+// With --global load|store each warp also moves 128 coalesced bytes to or from global memory
+// on every pass of its shared loads: the same shared instructions with the L1's data path
+// busy with global traffic, which is how the counters of a transpose see them.
 //
 // Run:   banks --list                       # the patterns and the analyser's predictions
 //        banks --list --format json         # the same, one JSON object a pattern
 //        banks --pattern w16-2way-quarter   # run one (under ncu, see scripts/bank_patterns.py)
+//        banks --pattern w4-ideal --warps 32 --global load
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -31,10 +41,15 @@
 
 namespace {
 
-constexpr int kReps = 256;          ///< Stores, then loads, each warp makes at its addresses.
-constexpr int kBuffer = 32 * 1024;  ///< Shared bytes: 4 regions of kStep.
-constexpr int kStep = 8192;         ///< Bytes between reps: a multiple of 128, so same banks.
-constexpr int kThreads = 256, kBlocks = 264;  ///< 8 warps a block, 2 blocks an H100/H200 SM.
+constexpr int kReps = 256;  ///< Stores, then loads, each warp makes at its addresses.
+/// Warps of the launch: 32 for each of the 132 SMs of an H100 or H200, whatever the block.
+constexpr int kWarps = 132 * 32;
+/// The largest pattern spans 7424 bytes (the swizzle gathers); each warp's region is rounded
+/// up to a multiple of 128 bytes, so that every region starts in bank 0.
+constexpr int kRegionAlign = 128;
+
+/// What else each warp does while it loads its pattern (--global).
+enum class Global { none = 0, load = 1, store = 2 };
 
 /// A pattern: its name, what it shows, the bytes each lane moves, and lane -> byte address.
 struct Pattern {
@@ -72,11 +87,21 @@ TT_HD int a_w8_broadcast_across(int l) {
 TT_HD int a_w8_2way(int l) {
   return 16 * l;
 }
+/// Lanes l and l ^ 2 the same address (0, 1, 0, 1, 2, 3, 2, 3, ... in 8-byte slots).
+TT_HD int a_w8_pairs_xor2(int l) {
+  return 8 * ((l & 1) | ((l >> 2) << 1));
+}
 TT_HD int a_w16_ideal(int l) {
   return 16 * l;
 }
 TT_HD int a_w16_broadcast_in_quarter(int l) {
   return 16 * (l / 2);
+}
+TT_HD int a_w16_pairs_xor2(int l) {
+  return 16 * ((l & 1) | ((l >> 2) << 1));
+}
+TT_HD int a_w16_broadcast(int) {
+  return 0;
 }
 TT_HD int a_w16_broadcast_across(int l) {
   return 16 * (l % 8);
@@ -114,9 +139,12 @@ const std::vector<Pattern>& patterns() {
       {"w8-broadcast-across", "8 bytes, lane l and lane l+16 the same address", 8,
        a_w8_broadcast_across},
       {"w8-2way", "8 bytes, every other 8-byte slot", 8, a_w8_2way},
+      {"w8-pairs-xor2", "8 bytes, lanes l and l^2 the same address", 8, a_w8_pairs_xor2},
       {"w16-ideal", "16 bytes, consecutive", 16, a_w16_ideal},
       {"w16-broadcast-in-quarter", "16 bytes, pairs of lanes the same address", 16,
        a_w16_broadcast_in_quarter},
+      {"w16-pairs-xor2", "16 bytes, lanes l and l^2 the same address", 16, a_w16_pairs_xor2},
+      {"w16-broadcast", "16 bytes, every lane the same address", 16, a_w16_broadcast},
       {"w16-broadcast-across", "16 bytes, the four quarter-warps the same 128 bytes", 16,
        a_w16_broadcast_across},
       {"w16-2way-quarter", "16 bytes, a 2-way conflict in the first quarter-warp only", 16,
@@ -131,60 +159,98 @@ const std::vector<Pattern>& patterns() {
   return p;
 }
 
-/// Each warp stores its pattern kReps times, then loads it kReps times; one global store a
-/// thread keeps the loads.
+/// Each warp stores its pattern kReps times, then loads it kReps times, in a region of its own
+/// that alternates between two copies (so no load is the same as the one before and none can
+/// be hoisted out of the loop). One global store a thread at the end keeps the loads; with
+/// @p global, every pass of the load loop also loads or stores 4 coalesced bytes a lane.
 template <int WIDTH>
-__global__ void __launch_bounds__(kThreads) bank_kernel(int pattern, float* out) {
+__global__ void bank_kernel(int pattern, int region, Global global, float* stream, float* out) {
   using V = tt::Vec<float, WIDTH / 4>;
-  __shared__ alignas(16) unsigned char buffer[kBuffer];
-  const int lane = threadIdx.x % 32;
+  extern __shared__ __align__(16) unsigned char buffer[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const long long gwarp = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + warp;
+  unsigned char* mine = buffer + 2 * region * warp;
   int a = 0;
   switch (pattern) {  // device code cannot call through a host function pointer
-#define TT_CASE(i, f) \
-  case i:             \
-    a = f(lane);      \
-    break;
-    TT_CASE(0, a_w4_ideal)
-    TT_CASE(1, a_w4_broadcast) TT_CASE(2, a_w4_pairs) TT_CASE(3, a_w4_2way) TT_CASE(4, a_w4_32way)
-        TT_CASE(5, a_w8_ideal) TT_CASE(6, a_w8_broadcast_in_phase) TT_CASE(7, a_w8_broadcast_across)
-            TT_CASE(8, a_w8_2way) TT_CASE(9, a_w16_ideal) TT_CASE(10, a_w16_broadcast_in_quarter)
-                TT_CASE(11, a_w16_broadcast_across) TT_CASE(12, a_w16_2way_quarter)
-                    TT_CASE(13, a_w16_128_stride) TT_CASE(14, a_swizzle_group4)
-                        TT_CASE(15, a_swizzle_group1)
-#undef TT_CASE
-                            default : break;
+    // clang-format off
+    case 0: a = a_w4_ideal(lane); break;
+    case 1: a = a_w4_broadcast(lane); break;
+    case 2: a = a_w4_pairs(lane); break;
+    case 3: a = a_w4_2way(lane); break;
+    case 4: a = a_w4_32way(lane); break;
+    case 5: a = a_w8_ideal(lane); break;
+    case 6: a = a_w8_broadcast_in_phase(lane); break;
+    case 7: a = a_w8_broadcast_across(lane); break;
+    case 8: a = a_w8_2way(lane); break;
+    case 9: a = a_w8_pairs_xor2(lane); break;
+    case 10: a = a_w16_ideal(lane); break;
+    case 11: a = a_w16_broadcast_in_quarter(lane); break;
+    case 12: a = a_w16_pairs_xor2(lane); break;
+    case 13: a = a_w16_broadcast(lane); break;
+    case 14: a = a_w16_broadcast_across(lane); break;
+    case 15: a = a_w16_2way_quarter(lane); break;
+    case 16: a = a_w16_128_stride(lane); break;
+    case 17: a = a_swizzle_group4(lane); break;
+    case 18: a = a_swizzle_group1(lane); break;
+    default: break;
+      // clang-format on
   }
-  V v;
-  for (int k = 0; k < WIDTH / 4; ++k) v.e[k] = static_cast<float>(threadIdx.x + k);
+  V v;  // a function of the address only: lanes that share an address store the same bytes
+  for (int k = 0; k < WIDTH / 4; ++k) v.e[k] = static_cast<float>(a + 4 * k);
 #pragma unroll 1
   for (int i = 0; i < kReps; ++i)
-    tt::store_vec<WIDTH / 4>(reinterpret_cast<float*>(buffer + a + (i % 4) * kStep), v);
-  __syncthreads();
+    tt::store_vec<WIDTH / 4>(reinterpret_cast<float*>(mine + a + (i % 2) * region), v);
+  __syncwarp();
   float sum = 0;
+  float* lane_stream = stream + gwarp * kReps * 32 + lane;
 #pragma unroll 1
   for (int i = 0; i < kReps; ++i) {
     const V w =
-        tt::load_vec<WIDTH / 4>(reinterpret_cast<const float*>(buffer + a + (i % 4) * kStep));
+        tt::load_vec<WIDTH / 4>(reinterpret_cast<const float*>(mine + a + (i % 2) * region));
     for (int k = 0; k < WIDTH / 4; ++k) sum += w.e[k];
+    if (global == Global::load) sum += lane_stream[i * 32];
+    if (global == Global::store) lane_stream[i * 32] = sum;
   }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  out[gwarp * 32 + lane] = sum;
 }
 
-/// The analyser's prediction for one warp instruction of @p p.
-tt::SharedCost predict(const Pattern& p) {
+/// The analyser's prediction for one warp instruction of @p p, a store or a load.
+tt::SharedCost predict(const Pattern& p, tt::Op op) {
   tt::WarpAddresses a{};
   for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = p.address(l);
-  return tt::shared_cost(a, p.width);
+  return tt::shared_cost(a, p.width, op);
+}
+
+/// Bytes of one warp's region for @p p: past its highest byte, rounded up to kRegionAlign.
+int region_bytes(const Pattern& p) {
+  int top = 0;
+  for (int l = 0; l < 32; ++l) top = std::max(top, p.address(l) + p.width);
+  return (top + kRegionAlign - 1) / kRegionAlign * kRegionAlign;
+}
+
+template <int WIDTH>
+void launch(int index, const Pattern& p, int warps, Global global, float* stream, float* out) {
+  const int region = region_bytes(p);
+  const int shared = 2 * region * warps;
+  TT_CUDA_CHECK(cudaFuncSetAttribute(bank_kernel<WIDTH>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+  bank_kernel<WIDTH><<<kWarps / warps, 32 * warps, shared>>>(index, region, global, stream, out);
 }
 
 int run(int argc, char** argv) {
-  std::string pattern, format = "text";
+  std::string pattern, format = "text", global = "none";
   bool list = false;
-  int device = 0;
+  int device = 0, warps = 8;
   CLI::App app{"banks: shared-memory access patterns against the access analyser's bank model"};
   std::vector<std::string> names;
   for (const auto& p : patterns()) names.push_back(p.name);
   app.add_option("-p,--pattern", pattern, "Run this pattern")->check(CLI::IsMember(names));
+  app.add_option("-w,--warps", warps, "Warps a block (the launch has " +
+                                          std::to_string(kWarps) + " warps in all)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  app.add_option("-g,--global", global,
+                 "Global traffic beside the shared loads: none, load or store")
+      ->check(CLI::IsMember({"none", "load", "store"}));
   app.add_flag("--list", list, "Print the patterns and the analyser's predictions (no GPU)");
   app.add_option("-f,--format", format, "With --list: text or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -196,19 +262,19 @@ int run(int argc, char** argv) {
   if (format != "text" && !list) throw tt::UsageError("--format applies to --list");
 
   if (list) {
-    const std::uint64_t instructions =
-        static_cast<std::uint64_t>(kBlocks) * (kThreads / 32) * kReps;  // of each direction
+    const std::uint64_t instructions = static_cast<std::uint64_t>(kWarps) * kReps;  // each way
     for (const auto& p : patterns()) {
-      const tt::SharedCost c = predict(p);
+      const tt::SharedCost st = predict(p, tt::Op::store), ld = predict(p, tt::Op::load);
       if (format == "json") {
         std::cout << "{\"pattern\":\"" << p.name << "\",\"what\":\"" << tt::json_escape(p.what)
                   << "\",\"width\":" << p.width << ",\"instructions\":" << instructions
-                  << ",\"wavefronts\":" << c.wavefronts << ",\"ideal\":" << c.ideal
-                  << ",\"phases\":" << c.phases << "}\n";
+                  << ",\"store\":" << st.wavefronts << ",\"load\":" << ld.wavefronts
+                  << ",\"ideal\":" << st.ideal << ",\"phases\":" << st.phases << "}\n";
       } else {
         std::cout << std::left << std::setw(26) << p.name << std::right << std::setw(3) << p.width
-                  << " B  " << std::setw(2) << c.wavefronts << " wavefront(s), ideal " << c.ideal
-                  << "  " << p.what << "\n";
+                  << " B  store " << std::setw(2) << st.wavefronts << ", load " << std::setw(2)
+                  << ld.wavefronts << " wavefront(s), ideal " << st.ideal << "  " << p.what
+                  << "\n";
       }
     }
     return tt::kExitOk;
@@ -219,15 +285,19 @@ int run(int argc, char** argv) {
   std::size_t index = 0;
   while (patterns()[index].name != pattern) ++index;
   const Pattern& p = patterns()[index];
-  tt::DeviceBuffer<float> out(static_cast<std::size_t>(kBlocks) * kThreads);
+  const Global g = global == "load" ? Global::load : global == "store" ? Global::store : Global::none;
+  tt::DeviceBuffer<float> out(static_cast<std::size_t>(kWarps) * 32);
+  tt::DeviceBuffer<float> stream(g == Global::none ? 1 : static_cast<std::size_t>(kWarps) * kReps * 32);
+  if (g == Global::load) TT_CUDA_CHECK(cudaMemset(stream.get(), 0, stream.bytes()));
   const int i = static_cast<int>(index);
-  if (p.width == 4) bank_kernel<4><<<kBlocks, kThreads>>>(i, out.get());
-  if (p.width == 8) bank_kernel<8><<<kBlocks, kThreads>>>(i, out.get());
-  if (p.width == 16) bank_kernel<16><<<kBlocks, kThreads>>>(i, out.get());
+  if (p.width == 4) launch<4>(i, p, warps, g, stream.get(), out.get());
+  if (p.width == 8) launch<8>(i, p, warps, g, stream.get(), out.get());
+  if (p.width == 16) launch<16>(i, p, warps, g, stream.get(), out.get());
   TT_CHECK_LAUNCH();
   TT_CUDA_CHECK(cudaDeviceSynchronize());
-  std::cout << p.name << ": " << kBlocks << " blocks of " << kThreads << " threads, " << kReps
-            << " stores and " << kReps << " loads a warp, done\n";
+  std::cout << p.name << ": " << kWarps / warps << " blocks of " << warps << " warps, " << kReps
+            << " stores and " << kReps << " loads a warp, global traffic: " << global
+            << ", done\n";
   return tt::kExitOk;
 }
 

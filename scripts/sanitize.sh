@@ -93,9 +93,13 @@ if [ -x "$BUILD/course/latency" ]; then
   PROGRAMS+=("latency")
 fi
 if [ -x "$BUILD/course/banks" ]; then
-  for pattern in w4-ideal w8-broadcast-across w16-2way-quarter swizzle-group1; do
-    RUNS+=("banks|banks_$pattern|$BUILD/course/banks|--pattern|$pattern")
+  # Lanes that share an address (the broadcasts), several warps a block, global traffic.
+  for pattern in w4-ideal w4-broadcast w8-broadcast-in-phase w8-broadcast-across \
+                 w16-broadcast w16-2way-quarter swizzle-group1; do
+    RUNS+=("banks|banks_$pattern|$BUILD/course/banks|--pattern|$pattern|--warps|32")
   done
+  RUNS+=("banks|banks_w4-ideal_store|$BUILD/course/banks|--pattern|w4-ideal|--global|store")
+  RUNS+=("banks|banks_w16-ideal_load|$BUILD/course/banks|--pattern|w16-ideal|--global|load")
   PROGRAMS+=("banks")
 fi
 if [ -x "$BUILD/course/sectors" ]; then
