@@ -20,15 +20,20 @@ What must hold (the "why" of each is in compare()):
   - warp instructions: predicted == measured, exactly (a wrong width or a missing guard
     changes the count); for global accesses each instruction is one request;
   - global sectors: within 1% of the prediction, both ways;
-  - shared wavefronts: at least 99% of the prediction and at most the prediction plus 0.5 a
-    warp instruction. A 2-way conflict, even in one quarter-warp of a 16-byte access, adds a
-    whole wavefront to each instruction it is in, so it does not fit. The wavefront counter
-    runs a little above the bank arithmetic even for conflict-free code (up to 0.35 a warp
-    instruction was measured on the H100 for 8-byte accesses; see docs/theory-measuring.md):
-    that is what the 0.5 is for.
-  - with source counters: the same bounds for each shared SASS instruction on its own, so a
-    conflict in one pass of several (a third of the instructions, say) cannot hide in the
-    access's average.
+  - shared wavefronts: within 1% of the prediction, both ways, as Nsight Compute counts them
+    for each executed instruction from its addresses (smsp__sass_l1tex_data_pipe_lsu_
+    wavefronts_mem_shared_op_ld/st): the bank arithmetic, which the analyser predicts. A 10%
+    excess that the description does not explain fails, and so does a 2-way conflict in one
+    quarter-warp of a 16-byte access.
+  - with source counters: each shared SASS instruction on its own within 10% of its
+    prediction, so a conflict in one pass of several (a third of the instructions, say)
+    cannot hide in the access's average. An instruction that warps reach but no thread runs
+    (a path guarded by a predicate that is false at the profiled shape) is left out.
+The L1's own count of the same wavefronts (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*)
+is read beside it and shown, not compared: it is higher wherever global stores pass the L1's
+data stage while shared instructions wait for it (up to 24% in the scalar kernels; none with
+global loads alone): the counter counts those waits as wavefronts. scripts/bank_patterns.py
+measures that on conflict-free patterns, and docs/theory-measuring.md explains it.
 Each kernel of the course has one access of each kind, so the comparison by kind is a
 comparison by access; a kernel with two accesses of one kind needs the source counters (and
 fails without them).
@@ -60,14 +65,19 @@ METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
                           "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
                           "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
     ("shared", "load"): ("smsp__sass_inst_executed_op_shared_ld.sum", None,
-                         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+                         "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
     ("shared", "store"): ("smsp__sass_inst_executed_op_shared_st.sum", None,
-                          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+                          "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+}
+# The L1's count of the same wavefronts: shown beside the compared one, with its excess.
+L1_WAVEFRONTS = {
+    ("shared", "load"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
-SHARED_BELOW = 0.01      # shared wavefronts may read at most 1% below the prediction
-SHARED_ABOVE = 0.5       # and at most this many wavefronts a warp instruction above it
+SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
+INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction against its prediction, both ways
 
 
 # --- The comparison (pure: tests/test_ncu_check.py plants wrong descriptions into it). -----
@@ -113,7 +123,7 @@ def compare(plan, measured, per_instruction=None):
                 problems.append(f"{m['cost']:.0f} sectors, {p_cost} predicted (more than "
                                 f"{SECTOR_TOLERANCE:.0%} apart)")
         else:
-            low, high = p_cost * (1 - SHARED_BELOW), p_cost + SHARED_ABOVE * p_instr
+            low, high = p_cost * (1 - SHARED_TOLERANCE), p_cost * (1 + SHARED_TOLERANCE)
             if not low <= m["cost"] <= high:
                 problems.append(f"{m['cost']:.0f} wavefronts, {p_cost} predicted (allowed "
                                 f"{low:.0f} to {high:.0f})")
@@ -140,7 +150,7 @@ def compare_instructions(accesses, instructions):
     for i, (op, n, c) in enumerate(executed):
         want = ratios[0] if uniform else ratios[i % len(ratios)]
         got = c / n
-        if not want * (1 - SHARED_BELOW) <= got <= want + SHARED_ABOVE:
+        if not want * (1 - INSTRUCTION_TOLERANCE) <= got <= want * (1 + INSTRUCTION_TOLERANCE):
             problems.append(f"SASS instruction {i} ({op}): {got:.2f} wavefronts an execution, "
                             f"{want:.2f} predicted")
     return problems
@@ -238,22 +248,29 @@ def parse_source(text):
         return None
     source = col("Source")
     executed = col("Instructions Executed", avoid=("Thread", "Predicated"))
+    # Threads whose predicate was true: 0 for an instruction that a warp reached but that no
+    # thread executed (a path guarded by a predicate that is false at this shape).
+    threads = col("Predicated-On Thread Instructions Executed")
     wavefronts = col("Wavefronts Shared", avoid=("Ideal", "Excessive"))
     if not (source and executed and wavefronts):
         return {}
     out = {}
+    num = lambda v: float((v or "0").replace(",", "") or 0)  # noqa: E731
     for r in rows:
         op = re.sub(r"^@!?P\w+\s+", "", (r[source] or "").strip()).split(" ")[0]
         kind = ("shared", "load") if op.startswith("LDS") else \
             ("shared", "store") if op.startswith("STS") else None
         if kind:
-            num = lambda v: float((v or "0").replace(",", "") or 0)  # noqa: E731
-            out.setdefault(kind, []).append((op, num(r[executed]), num(r[wavefronts])))
+            n = num(r[executed])
+            if threads and num(r[threads]) == 0:
+                n = 0  # reached by warps, run by no thread: a path that does not run here
+            out.setdefault(kind, []).append((op, n, num(r[wavefronts])))
     return out
 
 
 def measure(ncu, exe, variant, shape_args, dtype):
-    metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM))
+    metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
+                     | set(L1_WAVEFRONTS.values()))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--warmup", "0",
               "--reps", "1"] + shape_args
     values = profile(ncu, target, metrics, ["--launch-count", "1"])
@@ -271,7 +288,8 @@ def measure(ncu, exe, variant, shape_args, dtype):
         inst, req, cost = METRICS[k]
         measured[k] = {"instructions": values.get(inst, 0.0),
                        "requests": values.get(req) if req else None,
-                       "cost": values.get(cost, 0.0)}
+                       "cost": values.get(cost, 0.0),
+                       "l1": values.get(L1_WAVEFRONTS[k]) if k in L1_WAVEFRONTS else None}
     dram = {m: values.get(m, float("nan")) for m in DRAM}
     return measured, per_instruction, dram
 
@@ -299,12 +317,15 @@ def main():
     ver = run([a.ncu, "--version"]).stdout.strip().splitlines()
     lines = [f"Nsight Compute: {ver[-1] if ver else '?'}; shape: {' '.join(shape)}; "
              f"warp instructions exact; global sectors within {SECTOR_TOLERANCE:.0%}; shared "
-             f"wavefronts from {1 - SHARED_BELOW:.0%} of the prediction to the prediction + "
-             f"{SHARED_ABOVE} a warp instruction",
+             f"wavefronts (counted per instruction from its addresses) within "
+             f"{SHARED_TOLERANCE:.0%}, each shared SASS instruction within "
+             f"{INSTRUCTION_TOLERANCE:.0%}. The L1's own wavefront count is shown beside it, "
+             f"not compared (it counts shared accesses that wait for global stores again)",
              "",
              "| step | variant | dtype | instruction | warp instructions (predicted / measured) "
-             "| predicted | measured | ideal | per instruction | source counters | ok |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| predicted | measured | ideal | per instruction | L1 count per instruction | "
+             "source counters | ok |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failures = []
     dram = ["", "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) |",
             "|---|---|---|---|---|---|"]
@@ -329,9 +350,11 @@ def main():
                            if pi and m["instructions"] else "-")
                     src = (f"{len(per_instruction.get(kind, []))} instr" if kind[0] == "shared"
                            and per_instruction else "-")
+                    l1 = (f"{m['l1'] / m['instructions']:.2f}" if m.get("l1") is not None
+                          and m["instructions"] else "-")
                     lines.append(f"| {name} | {variant} | {dtype} | {kind[0]} {kind[1]} | "
                                  f"{pi} / {m['instructions']:.0f} | {pc} | {m['cost']:.0f} | "
-                                 f"{ideal} | {per} | {src} | "
+                                 f"{ideal} | {per} | {l1} | {src} | "
                                  f"{'yes' if not problems else 'NO'} |")
                     for problem in problems:
                         failures.append(f"{name}/{variant} {dtype} {kind[0]} {kind[1]}: "
