@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 # The whole GPU check in one command, for any machine with a CUDA GPU:
 #   scripts/gpu-check.sh [BUILD_DIR] [OUT_DIR]
-# Builds into BUILD_DIR (default: build) if it holds no build yet, then runs these parts:
-#   tests      the CPU and GPU test programs (the GPU tests must run, not skip);
+# Builds into BUILD_DIR (default: build) if it holds no build yet (a packed build from
+# scripts/pack-build.sh needs none), then runs these parts:
+#   tests      the CPU and GPU test programs (the GPU tests must run, not skip), the hostile
+#              command lines, and the lab grader on the model answers, CPU and GPU parts;
 #   programs   01-hello-world, every step as a student runs it, and the tour;
 #   latency    course/latency: the latency of one load, idle and under a streaming copy;
 #   sectors    course/sectors: the time of writing sectors whole and in two halves at several
 #              distances, and with ncu its L2 and DRAM counters (scripts/sector_costs.py);
 #   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
-#   bench      course/bench: headline variants over sizes, every variant at 8192 x 8192 and at
-#              odd shapes, 02-naive's block shapes, a ladder of sizes (CSVs), and the plots;
-#   ncu        the access analyser against Nsight Compute, with DRAM traffic
-#              (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md), the headline kernels'
-#              occupancy, DRAM, L2 and stall counters (scripts/ncu_counters.py,
-#              OUT_DIR/counters.md), and the bank model on
-#              shared-memory patterns (scripts/bank_patterns.py, OUT_DIR/banks.md), when ncu
-#              is installed;
+#   bench      course/bench: headline variants over sizes (bench.csv);
+#   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes;
+#   sweeps     course/bench --sweep block and --sweep size, and the plots of all four CSVs;
+#   ncu        the access analyser against Nsight Compute, with DRAM traffic, at 8192 x 8192
+#              and 4099 x 8191 (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md);
+#   ncu-more   the same at 4100 x 8196, and the tiled steps at 3001 x 5003;
+#   counters   the headline kernels' occupancy, DRAM, L2 and stall counters
+#              (scripts/ncu_counters.py, OUT_DIR/counters.md), and the bank model on
+#              shared-memory patterns (scripts/bank_patterns.py, OUT_DIR/banks.md);
+#              the three Nsight Compute parts are skipped when ncu is not installed;
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program
 #              and the [sanitize] GPU tests (scripts/sanitize.sh), when it is installed.
-# PARTS (environment) picks parts (default: all, in that order), e.g. PARTS="tests ncu".
-# Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and ends with a
-# summary; exits non-zero if any part failed.
+# Each part fits in 10 minutes on an H100 or an H200. PARTS (environment) picks parts
+# (default: all, in that order), e.g. PARTS="tests ncu".
+# Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and a summary to
+# OUT_DIR/gpu-check.txt: the commit the programs were built from (BUILD_DIR/build-info.txt,
+# written when the build was configured), the device, the date, and one line a part: ok, FAIL,
+# or skip with the reason. Exits non-zero if any part failed.
 set -uo pipefail
 BUILD=${1:-build}
 OUT=${2:-gpu-check}
@@ -31,7 +38,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests programs latency sectors sass bench ncu sanitizer}
+PARTS=${PARTS:-tests programs latency sectors sass bench variants sweeps ncu ncu-more counters sanitizer}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -45,8 +52,8 @@ part() {  # part NAME COMMAND...: runs, logs, records pass/fail
   cat "$part_log" >>"$LOG"
   if [ $rc -eq 0 ]; then
     SUMMARY+=("ok    $name")
-  elif [ $rc -eq 77 ]; then  # the part's tool is missing here: said so in its log
-    SUMMARY+=("skip  $name (see the log)")
+  elif [ $rc -eq 77 ]; then  # the part's tool is missing here: its log says which
+    SUMMARY+=("skip  $name ($(grep -im1 -E 'skip|not found|missing' "$part_log" | cut -c1-120))")
   else
     SUMMARY+=("FAIL  $name (exit $rc)"); FAILED=1
   fi
@@ -55,8 +62,10 @@ part() {  # part NAME COMMAND...: runs, logs, records pass/fail
   return 0
 }
 
-say "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+say "gpu-check $STARTED on $(hostname)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee -a "$LOG"
+DEVICE=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 
 if [ ! -x "$BUILD/tests/gpu_tests" ]; then
   part "configure" cmake -S "$ROOT" -B "$BUILD"
@@ -65,12 +74,20 @@ fi
 STEPS=$(ls -d "$BUILD"/steps/[0-9][0-9]-*/ 2>/dev/null | xargs -n1 basename | grep -v 01-hello-world)
 
 # 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
+#    The lab grader grades the model answers (the steps themselves): CPU parts, machine code
+#    and GPU parts (exactness and speed against the bars), as ctest -L lab does.
 if want tests; then
   part "cpu tests" "$BUILD/tests/cpu_tests"
   part "cpu tests, every step's moves emulated" "$BUILD/tests/cpu_tests" "[emulate]"
+  part "hostile command lines" "$BUILD/tests/hostile_tests"
   part "gpu tests" "$BUILD/tests/gpu_tests"
   part "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]"
   part "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]"
+  for ex in $(ls "$ROOT/lab/start" | sed 's/\.txt$//'); do
+    part "lab $ex, CPU parts" "$BUILD/lab/lab-grade" --exercise "$ex" --part emulated \
+      --part analysis --part swizzle --part order
+    part "lab $ex, GPU parts" "$BUILD/lab/lab-grade" --exercise "$ex" --gpu
+  done
 fi
 
 # 2. Every program once as a student runs it (default size, text tables), and the tour.
@@ -112,8 +129,12 @@ fi
 #    Then the plots (scripts/plot_results.py), when matplotlib is there.
 if want bench; then
   part "bench" "$BUILD/course/bench" --out "$OUT/bench.csv"
+fi
+if want variants; then
   part "bench variants" "$BUILD/course/bench" --sweep variants \
     --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
+fi
+if want sweeps; then
   part "bench block" "$BUILD/course/bench" --sweep block --out "$OUT/block.csv"
   part "bench size" "$BUILD/course/bench" --sweep size --dtypes float --out "$OUT/size.csv"
   if python3 -c "import matplotlib" 2>/dev/null; then
@@ -125,24 +146,40 @@ if want bench; then
   fi
 fi
 
-# 5. Predictions against Nsight Compute, and DRAM traffic.
-if ! want ncu; then
-  :
-elif command -v ncu >/dev/null; then
-  part "ncu check 8192" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --size 8192 \
-    --markdown "$OUT/ncu-8192.md"
-  # Every step at an odd shape (the scalar paths), and at one whose rows are whole 16-byte
-  # vectors but whose tiles are partial (the 16-byte paths' checked edges).
-  part "ncu check 4099x8191" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4099 \
-    --cols 8191 --markdown "$OUT/ncu-4099x8191.md"
-  part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
-    --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
-  # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
-  part "ncu counters" python3 "$ROOT/scripts/ncu_counters.py" "$BUILD" --markdown "$OUT/counters.md"
-  # The bank model itself: shared-memory patterns, predicted and measured (course/banks.cu).
-  part "bank patterns" python3 "$ROOT/scripts/bank_patterns.py" "$BUILD" --markdown "$OUT/banks.md"
-else
-  SUMMARY+=("skip  ncu check (ncu not found)")
+# 5. Predictions against Nsight Compute, and DRAM traffic, in three parts that each fit in 10
+#    minutes: the check at 8192 x 8192 and at 4099 x 8191 (ncu); at a shape whose rows are
+#    whole 16-byte vectors but whose tiles are partial (4100 x 8196: the 16-byte paths'
+#    checked edges) and the tiled steps at another odd shape, 3001 x 5003 (ncu-more); the
+#    headline kernels' counters and the bank model on shared-memory patterns (counters).
+if want ncu || want ncu-more || want counters; then
+  if ! command -v ncu >/dev/null; then
+    for p in ncu ncu-more counters; do
+      want $p && SUMMARY+=("skip  $p (ncu not found: Nsight Compute is not installed)")
+    done
+  else
+    if want ncu; then
+      part "ncu check 8192" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --size 8192 \
+        --markdown "$OUT/ncu-8192.md"
+      part "ncu check 4099x8191" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4099 \
+        --cols 8191 --markdown "$OUT/ncu-4099x8191.md"
+    fi
+    if want ncu-more; then
+      part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
+        --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
+      part "ncu check 3001x5003" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 3001 \
+        --cols 5003 --only 04-padding 05-multi-element 07-swizzle 08-diagonal 09-alignment \
+        --markdown "$OUT/ncu-3001x5003.md"
+    fi
+    if want counters; then
+      # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
+      part "ncu counters" python3 "$ROOT/scripts/ncu_counters.py" "$BUILD" \
+        --markdown "$OUT/counters.md"
+      # The bank model itself: shared-memory patterns, predicted and measured
+      # (course/banks.cu), and the wavefront counter beside global traffic.
+      part "bank patterns" python3 "$ROOT/scripts/bank_patterns.py" "$BUILD" \
+        --markdown "$OUT/banks.md"
+    fi
+  fi
 fi
 
 # 6. compute-sanitizer: every program on small odd shapes and the [sanitize] GPU tests
@@ -158,6 +195,16 @@ if want sanitizer; then
   esac
 fi
 
-say ""; say "=== summary"
-for line in "${SUMMARY[@]}"; do say "$line"; done
+COMMIT=$(sed -n 's/^commit //p' "$BUILD/build-info.txt" 2>/dev/null)
+{
+  echo "gpu-check summary"
+  echo "commit:  ${COMMIT:-unknown (no $BUILD/build-info.txt)}"
+  echo "device:  ${DEVICE:-no GPU found}"
+  echo "date:    $STARTED to $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "parts:   $PARTS"
+  echo ""
+  for line in "${SUMMARY[@]}"; do echo "$line"; done
+} >"$OUT/gpu-check.txt"
+say ""; say "=== summary ($OUT/gpu-check.txt)"
+cat "$OUT/gpu-check.txt" | tee -a "$LOG"
 exit $FAILED

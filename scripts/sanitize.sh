@@ -18,7 +18,7 @@
 # compute-sanitizer, or no CUDA device): ctest shows the `sanitize` test as skipped then.
 # Environment: COMPUTE_SANITIZER (path of the tool; default: found on PATH or in the CUDA
 # toolkit), TOOLS (default "memcheck racecheck synccheck initcheck"), JOBS (runs at once,
-# default 4).
+# default: half the cores, at least 4).
 set -uo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
@@ -28,7 +28,7 @@ fi
 BUILD=$1
 OUT=${2:-sanitize}
 TOOLS=${TOOLS:-memcheck racecheck synccheck initcheck}
-JOBS=${JOBS:-4}
+JOBS=${JOBS:-$(( $(nproc) > 8 ? $(nproc) / 2 : 4 ))}
 SKIP=77
 REPORTED=86  # compute-sanitizer's exit status when it reported something
 

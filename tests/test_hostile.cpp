@@ -43,10 +43,23 @@ struct Program {
   std::string path;
 };
 
+/// @p path as the build wrote it, or, where the build was moved (a packed copy on a GPU machine,
+/// scripts/pack-build.sh), the same path under the folder that holds this test program's.
+std::string relocated(const std::string& path) {
+  const std::string built = TT_HOSTILE_BUILD_DIR;
+  if (std::filesystem::exists(path) || path.rfind(built + "/", 0) != 0) return path;
+  const auto root = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path();
+  return (root / path.substr(built.size() + 1)).string();
+}
+
 const std::vector<Program>& programs() {
-  static const std::vector<Program> p = {
+  static const std::vector<Program> p = [] {
+    std::vector<Program> table = {
 #include TT_HOSTILE_PROGRAMS
-  };
+    };
+    for (Program& program : table) program.path = relocated(program.path);
+    return table;
+  }();
   return p;
 }
 
