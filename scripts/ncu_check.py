@@ -46,6 +46,7 @@ Usage: scripts/ncu_check.py BUILD_DIR [--size N] [--rows M --cols N] [--dtype fl
                             [--markdown FILE] [--ncu ncu] [--only PROGRAM ...]
 """
 import argparse
+import concurrent.futures
 import csv
 import glob
 import io
@@ -268,21 +269,28 @@ def parse_source(text):
     return out
 
 
-def measure(ncu, exe, variant, shape_args, dtype):
+def profile_to(ncu, exe, variant, shape_args, dtype, report_file):
+    """Profiles the variant's first launch (the metrics and the source counters) into
+    @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
                      | set(L1_WAVEFRONTS.values()))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--warmup", "0",
               "--reps", "1"] + shape_args
-    values = profile(ncu, target, metrics, ["--launch-count", "1"])
-    if values is None:
-        raise RuntimeError(f"ncu failed on {' '.join(target)}")
-    with tempfile.TemporaryDirectory() as tmp:
-        src_log = os.path.join(tmp, "source.csv")
-        r = run([ncu, "--clock-control", "none", "--csv", "--print-units", "base",
-                 "--launch-count", "1", "--log-file", src_log, "--section", "SourceCounters",
-                 "--page", "source", "--print-source", "sass"] + target)
-        per_instruction = parse_source(open(src_log).read()) if (
-            r.returncode == 0 and os.path.exists(src_log)) else {}
+    r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
+             "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
+    if r.returncode != 0 or not os.path.exists(report_file + ".ncu-rep"):
+        raise RuntimeError(f"ncu failed on {' '.join(target)}:\n{r.stderr}\n{r.stdout}")
+
+
+def read_report(ncu, report_file):
+    """(measured, per_instruction, dram) from a report of profile_to(): its details page and
+    its source page (CPU only, so it runs beside the next profile)."""
+    read = [ncu, "--import", report_file + ".ncu-rep", "--csv", "--print-units", "base"]
+    values = parse_raw(run(read + ["--page", "details"]).stdout)
+    source = run(read + ["--page", "source", "--print-source", "sass"])
+    per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
+    if not values:
+        raise RuntimeError(f"ncu wrote no metrics into {report_file}.ncu-rep")
     measured = {}
     for k in KINDS:
         inst, req, cost = METRICS[k]
@@ -329,6 +337,7 @@ def main():
     failures = []
     dram = ["", "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) |",
             "|---|---|---|---|---|---|"]
+    jobs = []
     for exe in programs(a.build):
         name = os.path.basename(exe)
         if a.only and name not in a.only:
@@ -337,34 +346,45 @@ def main():
         if listing.returncode != 0:
             continue
         variants = [l.split(":")[0].split(" ")[0] for l in listing.stdout.splitlines() if ":" in l]
-        for variant in variants:
-            for dtype in a.dtype:
-                plan = description(exe, variant, shape, dtype)
-                if not plan:
-                    continue  # unsupported type, a library call, or a program without variants
-                measured, per_instruction, d = measure(a.ncu, exe, variant, shape, dtype)
-                for kind, p, m, problems in compare(plan, measured, per_instruction):
-                    unit = "sectors/req" if kind[0] == "global" else "wavefronts/instr"
-                    pi, pc, ideal = p if p else (0, 0, 0)
-                    per = (f"{pc / pi:.2f} / {m['cost'] / m['instructions']:.2f} {unit}"
-                           if pi and m["instructions"] else "-")
-                    src = (f"{len(per_instruction.get(kind, []))} instr" if kind[0] == "shared"
-                           and per_instruction else "-")
-                    l1 = (f"{m['l1'] / m['instructions']:.2f}" if m.get("l1") is not None
-                          and m["instructions"] else "-")
-                    lines.append(f"| {name} | {variant} | {dtype} | {kind[0]} {kind[1]} | "
-                                 f"{pi} / {m['instructions']:.0f} | {pc} | {m['cost']:.0f} | "
-                                 f"{ideal} | {per} | {l1} | {src} | "
-                                 f"{'yes' if not problems else 'NO'} |")
-                    for problem in problems:
-                        failures.append(f"{name}/{variant} {dtype} {kind[0]} {kind[1]}: "
-                                        f"{problem}")
-                    print(lines[-1], flush=True)
-                matrix = elements(shape) * (4 if dtype == "float" else 8)
-                dram.append(f"| {name} | {variant} | {dtype} | "
-                            f"{d['dram__bytes_read.sum'] / matrix:.3f} | "
-                            f"{d['dram__bytes_write.sum'] / matrix:.3f} | "
-                            f"{d['gpu__time_duration.sum'] / 1e3:.1f} |")
+        jobs += [(exe, name, variant, dtype) for variant in variants for dtype in a.dtype]
+    # The GPU profiles one kernel at a time; the descriptions and the reading of the reports
+    # (CPU only) run beside it.
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        plans = [pool.submit(description, exe, variant, shape, dtype)
+                 for exe, _, variant, dtype in jobs]
+        reads = []
+        for i, ((exe, _, variant, dtype), plan) in enumerate(zip(jobs, plans)):
+            if plan.result():  # not an unsupported type, a library call, ...
+                report_file = os.path.join(tmp, f"profile{i}")
+                profile_to(a.ncu, exe, variant, shape, dtype, report_file)
+                reads.append((i, pool.submit(read_report, a.ncu, report_file)))
+        for i, future in reads:
+            exe, name, variant, dtype = jobs[i]
+            plan = plans[i].result()
+            measured, per_instruction, d = future.result()
+            for kind, p, m, problems in compare(plan, measured, per_instruction):
+                unit = "sectors/req" if kind[0] == "global" else "wavefronts/instr"
+                pi, pc, ideal = p if p else (0, 0, 0)
+                per = (f"{pc / pi:.2f} / {m['cost'] / m['instructions']:.2f} {unit}"
+                       if pi and m["instructions"] else "-")
+                src = (f"{len(per_instruction.get(kind, []))} instr" if kind[0] == "shared"
+                       and per_instruction else "-")
+                l1 = (f"{m['l1'] / m['instructions']:.2f}" if m.get("l1") is not None
+                      and m["instructions"] else "-")
+                lines.append(f"| {name} | {variant} | {dtype} | {kind[0]} {kind[1]} | "
+                             f"{pi} / {m['instructions']:.0f} | {pc} | {m['cost']:.0f} | "
+                             f"{ideal} | {per} | {l1} | {src} | "
+                             f"{'yes' if not problems else 'NO'} |")
+                for problem in problems:
+                    failures.append(f"{name}/{variant} {dtype} {kind[0]} {kind[1]}: "
+                                    f"{problem}")
+                print(lines[-1], flush=True)
+            matrix = elements(shape) * (4 if dtype == "float" else 8)
+            dram.append(f"| {name} | {variant} | {dtype} | "
+                        f"{d['dram__bytes_read.sum'] / matrix:.3f} | "
+                        f"{d['dram__bytes_write.sum'] / matrix:.3f} | "
+                        f"{d['gpu__time_duration.sum'] / 1e3:.1f} |")
     lines += dram + [""]
     lines += [f"FAIL: {f}" for f in failures] or ["every description matches the counters"]
     report(lines, a.markdown)
