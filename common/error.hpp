@@ -45,7 +45,7 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
-/// Builds and throws a CudaError for @p code raised by @p expr at @p file:@p line.
+/// Builds and throws a CudaError for @p code raised by @p expr at line @p line of @p file.
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line);
 
 }  // namespace tt
