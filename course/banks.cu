@@ -245,8 +245,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& p : patterns()) names.push_back(p.name);
   app.add_option("-p,--pattern", pattern, "Run this pattern")->check(CLI::IsMember(names));
-  app.add_option("-w,--warps", warps, "Warps a block (the launch has " +
-                                          std::to_string(kWarps) + " warps in all)")
+  app.add_option("-w,--warps", warps,
+                 "Warps a block (the launch has " + std::to_string(kWarps) + " warps in all)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   app.add_option("-g,--global", global,
                  "Global traffic beside the shared loads: none, load or store")
@@ -273,8 +273,7 @@ int run(int argc, char** argv) {
       } else {
         std::cout << std::left << std::setw(26) << p.name << std::right << std::setw(3) << p.width
                   << " B  store " << std::setw(2) << st.wavefronts << ", load " << std::setw(2)
-                  << ld.wavefronts << " wavefront(s), ideal " << st.ideal << "  " << p.what
-                  << "\n";
+                  << ld.wavefronts << " wavefront(s), ideal " << st.ideal << "  " << p.what << "\n";
       }
     }
     return tt::kExitOk;
@@ -285,9 +284,12 @@ int run(int argc, char** argv) {
   std::size_t index = 0;
   while (patterns()[index].name != pattern) ++index;
   const Pattern& p = patterns()[index];
-  const Global g = global == "load" ? Global::load : global == "store" ? Global::store : Global::none;
+  const Global g = global == "load"    ? Global::load
+                   : global == "store" ? Global::store
+                                       : Global::none;
   tt::DeviceBuffer<float> out(static_cast<std::size_t>(kWarps) * 32);
-  tt::DeviceBuffer<float> stream(g == Global::none ? 1 : static_cast<std::size_t>(kWarps) * kReps * 32);
+  tt::DeviceBuffer<float> stream(g == Global::none ? 1
+                                                   : static_cast<std::size_t>(kWarps) * kReps * 32);
   if (g == Global::load) TT_CUDA_CHECK(cudaMemset(stream.get(), 0, stream.bytes()));
   const int i = static_cast<int>(index);
   if (p.width == 4) launch<4>(i, p, warps, g, stream.get(), out.get());
@@ -296,8 +298,7 @@ int run(int argc, char** argv) {
   TT_CHECK_LAUNCH();
   TT_CUDA_CHECK(cudaDeviceSynchronize());
   std::cout << p.name << ": " << kWarps / warps << " blocks of " << warps << " warps, " << kReps
-            << " stores and " << kReps << " loads a warp, global traffic: " << global
-            << ", done\n";
+            << " stores and " << kReps << " loads a warp, global traffic: " << global << ", done\n";
   return tt::kExitOk;
 }
 

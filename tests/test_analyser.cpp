@@ -36,11 +36,13 @@ tt::Problem problem(std::int64_t rows, std::int64_t cols, tt::DType t,
 }  // namespace
 
 TEST_CASE("shared memory: 4-byte accesses, one phase of 32 lanes", "[analyser]") {
-  CHECK(tt::shared_cost(strided(4), 4, tt::Op::store).wavefronts == 1);     // consecutive words
-  CHECK(tt::shared_cost(strided(128), 4, tt::Op::store).wavefronts == 32);  // a column of a 32-wide tile
-  CHECK(tt::shared_cost(strided(132), 4, tt::Op::store).wavefronts == 1);   // a column of a 33-wide tile
-  CHECK(tt::shared_cost(strided(8), 4, tt::Op::store).wavefronts == 2);     // stride 2 words: 2-way
-  CHECK(tt::shared_cost(strided(0), 4, tt::Op::store).wavefronts == 1);     // one word: broadcast
+  CHECK(tt::shared_cost(strided(4), 4, tt::Op::store).wavefronts == 1);  // consecutive words
+  CHECK(tt::shared_cost(strided(128), 4, tt::Op::store).wavefronts ==
+        32);  // a column of a 32-wide tile
+  CHECK(tt::shared_cost(strided(132), 4, tt::Op::store).wavefronts ==
+        1);  // a column of a 33-wide tile
+  CHECK(tt::shared_cost(strided(8), 4, tt::Op::store).wavefronts == 2);  // stride 2 words: 2-way
+  CHECK(tt::shared_cost(strided(0), 4, tt::Op::store).wavefronts == 1);  // one word: broadcast
   CHECK(tt::shared_cost(strided(4), 4, tt::Op::store).ideal == 1);
   WarpAddresses pairs{};  // lanes 2i and 2i+1 read the same word: still one wavefront
   for (int i = 0; i < 32; ++i) pairs[i] = (i / 2) * 4;
@@ -60,8 +62,10 @@ TEST_CASE("shared memory: 8-byte accesses are served per half-warp", "[analyser]
 }
 
 TEST_CASE("shared memory: 16-byte accesses are served per quarter-warp", "[analyser]") {
-  CHECK(tt::shared_cost(strided(16), 16, tt::Op::store).wavefronts == 4);    // consecutive float4: measured 4
-  CHECK(tt::shared_cost(strided(128), 16, tt::Op::store).wavefronts == 32);  // 128-byte stride: measured 32
+  CHECK(tt::shared_cost(strided(16), 16, tt::Op::store).wavefronts ==
+        4);  // consecutive float4: measured 4
+  CHECK(tt::shared_cost(strided(128), 16, tt::Op::store).wavefronts ==
+        32);  // 128-byte stride: measured 32
   CHECK(tt::shared_cost(strided(16), 16, tt::Op::store).ideal == 4);
 }
 
