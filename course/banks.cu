@@ -232,6 +232,14 @@ template <int WIDTH>
 void launch(int index, const Pattern& p, int warps, Global global, float* stream, float* out) {
   const int region = region_bytes(p);
   const int shared = 2 * region * warps;
+  int limit = 0;  // the most shared memory a block can ask for on this device
+  TT_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  if (shared > limit)
+    throw tt::UsageError(std::string(p.name) + " with " + std::to_string(warps) +
+                         " warps a block needs " + std::to_string(shared) +
+                         " bytes of shared memory (two copies of " + std::to_string(region) +
+                         " bytes a warp); this device gives a block at most " +
+                         std::to_string(limit) + ": ask for fewer --warps");
   TT_CUDA_CHECK(cudaFuncSetAttribute(bank_kernel<WIDTH>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
   bank_kernel<WIDTH><<<kWarps / warps, 32 * warps, shared>>>(index, region, global, stream, out);
