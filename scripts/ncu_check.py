@@ -25,9 +25,9 @@ What must hold (the "why" of each is in compare()):
     wavefronts_mem_shared_op_ld/st): the bank arithmetic, which the analyser predicts. A 10%
     excess that the description does not explain fails, and so does a 2-way conflict in one
     quarter-warp of a 16-byte access.
-  - with source counters: each shared SASS instruction on its own within 10% of its
-    prediction, so a conflict in one pass of several (a third of the instructions, say)
-    cannot hide in the access's average. An instruction that warps reach but no thread runs
+  - with source counters: no shared SASS instruction more than 10% above its prediction,
+    so a conflict in one pass of several (a third of the instructions, say) is named (an
+    upper bound only: see compare_instructions()). An instruction that warps reach but no thread runs
     (a path guarded by a predicate that is false at the profiled shape) is left out.
 The L1's own count of the same wavefronts (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*)
 is read beside it and shown, not compared: it is higher wherever global stores pass the L1's
@@ -78,7 +78,7 @@ L1_WAVEFRONTS = {
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
 SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
-INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction against its prediction, both ways
+INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far above its prediction
 
 
 # --- The comparison (pure: tests/test_ncu_check.py plants wrong descriptions into it). -----
@@ -138,20 +138,27 @@ def compare(plan, measured, per_instruction=None):
 
 
 def compare_instructions(accesses, instructions):
-    """Each executed shared SASS instruction of one kind against the per-iteration predictions.
-    When the iterations of the kind's accesses all predict the same wavefronts an
-    instruction, every SASS instruction must match that; otherwise they are matched in
-    program order."""
+    """Each executed shared SASS instruction of one kind against the per-iteration predictions:
+    no instruction may cost more than 10% above its prediction (a conflict in one pass of
+    several fails, however the access averages). Where the kernel has one SASS instruction an
+    iteration they are matched in program order; where it has more (a checked path for edge
+    tiles beside the plain one) each is held to the largest prediction of the kind.
+
+    Only an upper bound: Nsight Compute counts an instruction's executions by warps whose
+    lanes are partly or wholly predicated off (edge tiles), which read fewer wavefronts an
+    execution than the analyser's count of warps with an active lane (measured on the H200 at
+    4099 x 8191: edge-path stores at 0.33 to 0.67 of the prediction). The access's total,
+    compared within 1% both ways, keeps the low side honest."""
     ratios = [it[1] / it[0] for a in accesses for it in a["per_iteration"] if it[0]]
     executed = [(op, n, c) for op, n, c in instructions if n > 0]
     problems = []
     if not ratios:
         return problems
-    uniform = max(ratios) - min(ratios) < 1e-9
+    in_order = len(executed) == len(ratios)
     for i, (op, n, c) in enumerate(executed):
-        want = ratios[0] if uniform else ratios[i % len(ratios)]
+        want = ratios[i] if in_order else max(ratios)
         got = c / n
-        if not want * (1 - INSTRUCTION_TOLERANCE) <= got <= want * (1 + INSTRUCTION_TOLERANCE):
+        if got > want * (1 + INSTRUCTION_TOLERANCE):
             problems.append(f"SASS instruction {i} ({op}): {got:.2f} wavefronts an execution, "
                             f"{want:.2f} predicted")
     return problems
@@ -326,9 +333,10 @@ def main():
     lines = [f"Nsight Compute: {ver[-1] if ver else '?'}; shape: {' '.join(shape)}; "
              f"warp instructions exact; global sectors within {SECTOR_TOLERANCE:.0%}; shared "
              f"wavefronts (counted per instruction from its addresses) within "
-             f"{SHARED_TOLERANCE:.0%}, each shared SASS instruction within "
-             f"{INSTRUCTION_TOLERANCE:.0%}. The L1's own wavefront count is shown beside it, "
-             f"not compared (it counts shared accesses that wait for global stores again)",
+             f"{SHARED_TOLERANCE:.0%}, no shared SASS instruction more than "
+             f"{INSTRUCTION_TOLERANCE:.0%} above its prediction. The L1's own wavefront count "
+             f"is shown beside it, not compared (it counts shared accesses that wait for "
+             f"global stores again)",
              "",
              "| step | variant | dtype | instruction | warp instructions (predicted / measured) "
              "| predicted | measured | ideal | per instruction | L1 count per instruction | "

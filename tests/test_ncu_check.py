@@ -125,6 +125,16 @@ check(not nc.compare_instructions([gather], parsed[("shared", "load")]),
 check(not nc.compare_instructions([store], parsed[("shared", "store")]),
       "the one that did not run is not compared")
 
+# 4d. Edge tiles: a checked path beside the plain one (more SASS instructions than iterations),
+#     whose executions include warps with lanes predicated off: fewer wavefronts an execution
+#     than predicted passes; more than 10% above the largest prediction fails.
+edges = [("LDS", per, per * 1.0), ("LDS", per, per * 1.0), ("LDS", per, per * 1.0),
+         ("LDS", 300, 100.0)]
+check(not nc.compare_instructions([gather], edges), "an edge path at 0.33 an execution passes")
+edges[3] = ("LDS", 300, 600.0)
+check(any("SASS instruction 3" in p for p in nc.compare_instructions([gather], edges)),
+      "an edge path with a 2-way conflict fails, and is named")
+
 # 5. The raw CSV reader takes Nsight Compute's layout.
 raw = ('==PROF== Connected\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
        '"0","k","smsp__sass_inst_executed_op_shared_ld.sum","inst","1,024"\n'
