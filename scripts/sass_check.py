@@ -11,17 +11,22 @@ script then reads that kernel's SASS (`cuobjdump -sass`) and resource usage
 (`cuobjdump -res-usage`) and fails if:
 
   - the kernel is not in the program, or the program has a kernel no description names;
-  - the longest run of global loads (LDG) with no shared store (STS) between them is shorter
-    than the loads the description says each thread issues before its first shared store:
-    the kernel then waits for one load's data before it issues the next, and serialises
-    what the chapter says it batches (kernels without a tile: no STS, one load each);
+  - no path through the kernel issues as many global loads (LDG) before its first shared
+    store (STS) as the description says each thread issues: the kernel then waits for one
+    load's data before it issues the next, and serialises what the chapter says it batches
+    (kernels without a tile: no STS, one load each). The paths are followed through the
+    branches (path_runs()), so that loads of paths that exclude each other are not added
+    up: 09's skewed kernel issues 9 on each of its paths, not 17;
   - a global load is narrower or wider than the description's width (a 16-byte access split
     in two, say);
   - the kernel uses local memory (LDL/STL): its register array spilled.
 
 The tiled kernels run a check-free path for blocks whose tile lies wholly inside the matrix
-and a checked path for edge blocks; the longest run is the check-free path's. The table also
-lists every run of loads, so the checked path's are visible too.
+and a checked path for edge blocks. The table lists the loads before the first shared store
+of every path (the checked path's too, where a tile partly outside the matrix loads less),
+and the loads that a path issues after a shared store and before the barrier: the checked
+path of 05's elements-8 has some (the compiler places a shared store before its last loads),
+which the table shows beside a note; the edge tiles are a few percent of the blocks.
 
 Occupancy is computed for compute capability 9.0 (the H100 and H200): at most 2048 threads,
 64 warps, 32 blocks, 65536 registers (allocated 256 a warp, in 4 quarters of 16384) and
@@ -30,8 +35,11 @@ flight an SM are blocks an SM x threads a block x loads a thread x bytes a load:
 SM can have outstanding when every resident thread has issued all its loads.
 
 With --latency-ns L (a measured load latency, e.g. from the latency program) and --sms S,
-the table adds Little's law: S x bytes in flight an SM / L, the bandwidth those bytes could
-sustain; with --copy-gbps C the prediction is capped at the copy ceiling C.
+the table adds Little's law: 2 x S x bytes in flight an SM / L, the bandwidth those loads
+could sustain counted as the transpose's GB/s are (each byte read is also written); with
+--copy-gbps C the prediction is capped at the copy ceiling C. It is the most those bytes in
+flight allow when every resident thread keeps all its loads outstanding all the time, not a
+prediction of the kernel's speed.
 
 Usage: scripts/sass_check.py BUILD_DIR [--cuobjdump PATH] [--arch sm_90] [--markdown FILE]
                              [--latency-ns L --sms S [--copy-gbps C]] [--only PROGRAM ...]
@@ -136,8 +144,9 @@ def demangle(names):
     return dict(zip(names, r.stdout.splitlines()))
 
 
-def sass_listing(cuobjdump, exe, arch):
-    """{mangled name: [instruction text, with its predicate]} of the kernels for @p arch."""
+def sass_listing(cuobjdump, exe, arch, addresses=False):
+    """{mangled name: [instruction text, with its predicate]} of the kernels for @p arch
+    (with @p addresses: [(address, instruction text)])."""
     r = subprocess.run([cuobjdump, "-sass", "-arch", arch, exe], capture_output=True, text=True)
     if r.returncode != 0 and "fatal" in r.stderr:
         raise RuntimeError(f"cuobjdump -sass failed on {exe}: {r.stderr.strip()}")
@@ -148,9 +157,10 @@ def sass_listing(cuobjdump, exe, arch):
             cur = m.group(1)
             kernels[cur] = []
             continue
-        m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
+        m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
         if m and cur:
-            kernels[cur].append(re.sub(r"\s+", " ", m.group(1).strip()))
+            text = re.sub(r"\s+", " ", m.group(2).strip())
+            kernels[cur].append((int(m.group(1), 16), text) if addresses else text)
     return kernels
 
 
@@ -160,8 +170,112 @@ def opcode(instruction):
 
 
 def sass_kernels(cuobjdump, exe, arch):
-    """{mangled name: [opcodes in program order]} of the kernels for @p arch."""
-    return {k: [opcode(i) for i in v] for k, v in sass_listing(cuobjdump, exe, arch).items()}
+    """{mangled name: [(address, instruction text)] in program order} of the kernels for
+    @p arch: what path_runs() and check_kernel() read."""
+    return sass_listing(cuobjdump, exe, arch, addresses=True)
+
+
+def _predicate(text):
+    """("P0", True) for "@P0 ...", ("P0", False) for "@!P0 ...", None when unpredicated."""
+    m = re.match(r"^@(!?)(U?P\d)\s", text)
+    return (m.group(2), not m.group(1)) if m else None
+
+
+def path_runs(code):
+    """How each path through the kernel batches its global loads: (runs, late).
+
+    runs: for each place a path can first store to shared memory (STS), the most global loads
+    (LDG) a path issues before it; late: the addresses of loads that some path issues after a
+    shared store and before the next barrier (BAR), so after waiting for an earlier load's
+    data. Paths that exclude each other (the check-free path of whole tiles and the checked
+    path of edge tiles, or two ways through one of them) are followed apart, so the loads of
+    paths that a thread never takes together are not added up.
+
+    @p code is [(address, instruction)] in program order. A predicated instruction runs or
+    not; a predicated branch goes both ways, an unpredicated one only to its target, an
+    unpredicated EXIT nowhere; a branch backwards (a loop) is not followed. A path remembers
+    the predicates its predicated instructions and branches assumed until an instruction
+    writes them, so that "@!P0 STS; @!P0 BRA" is not read as a store followed by the code the
+    branch skips."""
+    if code and isinstance(code[0], str):  # opcodes alone: one straight path
+        code = [(4 * i, op) for i, op in enumerate(code)]
+    index = {addr: i for i, (addr, _) in enumerate(code)}
+    first_store, late = {}, set()
+    seen = set()
+    todo = [(0, False, frozenset(), 0)]  # (instruction, after a store, known predicates, loads)
+    while todo:
+        state = todo.pop()
+        if state in seen or state[0] >= len(code):
+            continue
+        seen.add(state)
+        i, stored, known, loads = state
+        text = code[i][1]
+        op = opcode(text)
+        pred = _predicate(text)
+        # Which outcomes this path allows: run, skip, or both.
+        outcomes = [True]
+        if pred:
+            reg, sense = pred
+            if (reg, sense) in known:
+                outcomes = [True]
+            elif (reg, not sense) in known:
+                outcomes = [False]
+            else:
+                outcomes = [True, False]
+        # The predicates an instruction writes are its first operands ("ISETP.GE.AND P0, ...").
+        operands = re.sub(r"^@!?U?P\w+\s+", "", text).split(" ", 1)[1:]
+        written = set(re.findall(r"\b(U?P\d)\b", operands[0].split(",")[0])) if (
+            operands and not op.startswith(("BRA", "EXIT"))) else set()
+        for runs in outcomes:
+            k = known
+            if pred:
+                k = k | {(pred[0], pred[1] if runs else not pred[1])}
+            k = frozenset(x for x in k if x[0] not in written) if runs and written else k
+            s, n, nxt = stored, loads, [i + 1]
+            if runs:
+                if op.startswith("BAR"):
+                    s, n = False, 0
+                elif op.startswith("LDG"):
+                    if stored:
+                        late.add(code[i][0])
+                    else:
+                        n += 1
+                elif op.startswith("STS") and not stored:
+                    first_store[i] = max(first_store.get(i, n), n)
+                    s = True
+                if op.startswith("BRA"):
+                    m = re.search(r"0x([0-9a-f]+)", text)
+                    target = index.get(int(m.group(1), 16)) if m else None
+                    nxt = [target] if target is not None and target > i else []
+                elif op.startswith("EXIT"):
+                    nxt = []
+            for j in nxt:
+                todo.append((j, s, k, n if not s else 0))
+    return [first_store[i] for i in sorted(first_store)], sorted(late)
+
+
+def check_kernel(code, loads, load_bytes):
+    """(runs, late, problems): path_runs() of a kernel and what is wrong with it: no path
+    that issues @p loads before its first shared store, loads other than @p load_bytes wide,
+    local memory. Late loads (a path that issues a load after a shared store, before the
+    barrier) are returned for the table, not failed: 05's elements-8 has them in its checked
+    path of edge tiles, where the compiler places one shared store before the last loads."""
+    if code and isinstance(code[0], str):
+        code = [(4 * i, op) for i, op in enumerate(code)]
+    ops = [opcode(text) for _, text in code]
+    runs, late = path_runs(code)
+    problems = []
+    if runs and max(runs) < loads:
+        problems.append(f"at most {max(runs)} of its {loads} loads issued before a shared "
+                        f"store")
+    if not runs and sum(o.startswith("LDG") for o in ops) < loads:
+        problems.append(f"{sum(o.startswith('LDG') for o in ops)} loads, {loads} described")
+    widths = sorted({width(o) for o in ops if o.startswith("LDG")})
+    if widths != [load_bytes]:
+        problems.append(f"global loads of {widths} bytes, described as {load_bytes}")
+    if any(o.startswith(("LDL", "STL")) for o in ops):
+        problems.append("local memory (spilled registers)")
+    return runs, late, problems
 
 
 def resources(cuobjdump, exe, arch):
@@ -187,38 +301,6 @@ def width(op):
         if bits in op:
             return size
     return 4
-
-
-def load_runs(ops):
-    """The runs of global loads between shared stores, in program order."""
-    runs, n, seen_sts = [], 0, False
-    for op in ops:
-        if op.startswith("LDG"):
-            n += 1
-        elif op.startswith("STS"):
-            seen_sts = True
-            if n:
-                runs.append(n)
-            n = 0
-    if n:
-        runs.append(n)
-    return runs, seen_sts
-
-
-def check_kernel(ops, loads, load_bytes):
-    """The runs of loads of a kernel's opcodes and what is wrong with them: fewer loads issued
-    before a shared store than @p loads, loads other than @p load_bytes wide, local memory."""
-    runs, tiled = load_runs(ops)
-    problems = []
-    batched = max(runs) if tiled and runs else sum(o.startswith("LDG") for o in ops)
-    if tiled and batched < loads:
-        problems.append(f"at most {batched} of its {loads} loads issued before a shared store")
-    widths = sorted({width(o) for o in ops if o.startswith("LDG")})
-    if widths != [load_bytes]:
-        problems.append(f"global loads of {widths} bytes, described as {load_bytes}")
-    if any(o.startswith(("LDL", "STL")) for o in ops):
-        problems.append("local memory (spilled registers)")
-    return runs, problems
 
 
 def occupancy(threads, regs, shared_bytes):
@@ -260,15 +342,16 @@ def main():
         return SKIP
     model = a.latency_ns and a.sms
     head = ("| program | variant | type | shape | kernel | threads | regs | blocks/SM (limit) | "
-            "loads a thread (description) | runs of loads before a shared store (SASS) | "
-            "load bytes | bytes in flight a thread | KiB in flight an SM |"
-            + (" Little's law GB/s |" if model else "") + " ok |")
+            "loads a thread (description) | loads before the first shared store, by path "
+            "(SASS) | loads after a shared store (SASS) | load bytes | bytes in flight a "
+            "thread | KiB in flight an SM |"
+            + (" Little's law GB/s (read + write) |" if model else "") + " ok |")
     version = subprocess.run([cuobjdump, "--version"], capture_output=True,
                              text=True).stdout.strip().splitlines()
     lines = [f"SASS of {a.arch} ({version[-1] if version else 'cuobjdump'}); occupancy for "
              f"compute capability 9.0", "",
              head, "|" + "---|" * (head.count("|") - 1)]
-    failures, missing, checked = [], [], 0
+    failures, missing, checked, notes = [], [], 0, []
     progs = [p for p in programs(a.build) if not a.only or os.path.basename(p) in a.only]
     if not progs:
         print(f"sass_check: no step programs under {a.build}/steps")
@@ -298,7 +381,11 @@ def main():
                                 f"{plan['kernel']} not found in the {a.arch} SASS")
                 continue
             want = plan["loads_per_thread"]
-            runs, problems = check_kernel(sass[mangled], want, plan["load_bytes"])
+            runs, late, problems = check_kernel(sass[mangled], want, plan["load_bytes"])
+            if late:
+                notes.append(f"{name}/{plan['variant']} {plan['dtype']}: a path issues "
+                             f"{len(late)} load(s) after a shared store, before the barrier "
+                             f"(at {', '.join(hex(x) for x in late[:4])})")
             r = res.get(mangled, {})
             threads = plan["block"][0] * plan["block"][1] * plan["block"][2]
             blocks, limit = occupancy(threads, r.get("REG", 0), plan["shared_bytes"])
@@ -306,10 +393,14 @@ def main():
             per_sm = blocks * threads * per_thread
             row = (f"| {name} | {plan['variant']} | {plan['dtype']} | {plan['shape']} | "
                    f"`{normalise(plan['kernel'])}` | {threads} | {r.get('REG', '?')} | "
-                   f"{blocks} ({limit}) | {want} | {', '.join(map(str, runs)) or '-'} | "
+                   f"{blocks} ({limit}) | {want} | "
+                   f"{', '.join(map(str, sorted(set(runs), reverse=True))) or '-'} | "
+                   f"{len(late) or '-'} | "
                    f"{plan['load_bytes']} | {per_thread} | {per_sm / 1024:.1f} |")
             if model:
-                gbps = a.sms * per_sm / a.latency_ns  # bytes / ns = GB/s
+                # Each byte loaded is a byte stored: the transpose moves twice what is in
+                # flight, and its GB/s count reads and writes.
+                gbps = 2 * a.sms * per_sm / a.latency_ns  # bytes / ns = GB/s
                 if a.copy_gbps:
                     gbps = min(gbps, a.copy_gbps)
                 row += f" {gbps:.0f} |"
@@ -323,6 +414,7 @@ def main():
         return SKIP
     failures += [f"{m}: no {a.arch} code in the program" for m in missing]
     lines.append("")
+    lines += [f"note: {n}" for n in notes]
     lines += [f"FAIL: {f}" for f in failures] or ["every kernel batches the loads its "
                                                    "description states"]
     table = "\n".join(lines)
