@@ -18,13 +18,15 @@
 //     gpu-speed     its bandwidth reaches a stated share of a kernel measured in the same run
 //                   (cudaMemcpy, or another variant of the step).
 // A part that cannot run here (no GPU, no cuobjdump) is skipped: it neither passes nor fails,
-// and its points are left out of the score.
+// and its points are left out of the score; a grade with a skipped part is incomplete, never
+// passed.
 //
 // The GPU parts of each exercise run in a child process, so that a kernel that crashes (an
 // address outside the matrix can) costs that exercise its GPU points and nothing else.
 //
-// Exit status: 0 every part graded passed, 1 a part failed, 2 a bad command line, 77 nothing
-// could be graded here (ctest shows that as skipped).
+// Exit status: 0 every part asked for ran and passed, 1 a part failed, 2 a bad command line,
+// 3 incomplete (the parts that ran passed, but some could not run here: the grade names them
+// and says how to run them), 77 nothing could be graded here (ctest shows that as skipped).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,7 +56,8 @@
 
 namespace {
 
-constexpr int kSkipped = 77;  // exit status when nothing could be graded
+constexpr int kSkipped = 77;    // exit status when nothing could be graded
+constexpr int kIncomplete = 3;  // exit status when some parts could not run
 
 enum class Verdict { passed, failed, skipped };
 
@@ -731,7 +734,7 @@ struct Graded {
   const Exercise* ex = nullptr;
   std::vector<Part> parts;
   int score = 0, graded = 0, ungraded = 0;
-  bool failed = false, any = false;
+  bool failed = false, any = false, incomplete = false;
 };
 
 /// Which parts to grade: the CPU ones, the GPU ones, or the parts named (--part).
@@ -809,6 +812,7 @@ Graded grade(const Exercise& ex, const Selection& want) {
   for (const Part& p : g.parts) {
     if (p.verdict == Verdict::skipped) {
       g.ungraded += p.points;
+      g.incomplete = true;
       continue;
     }
     g.any = true;
@@ -854,13 +858,25 @@ void print(const Graded& g, std::ostream& out) {
   out << "   score: " << g.score << " of the " << g.graded << " points graded here";
   if (g.ungraded > 0) out << " (" << g.ungraded << " more could not be graded here)";
   out << "\n";
+  if (g.incomplete && !g.failed && g.any) {
+    bool gpu = false, cpu = false;
+    for (const Part& p : g.parts)
+      if (p.verdict == Verdict::skipped) (p.gpu ? gpu : cpu) = true;
+    out << "   INCOMPLETE: the parts marked skipped did not run here, so this is not a pass.";
+    if (cpu)
+      out << " For the machine code, put cuobjdump and nvdisasm on PATH (a full CUDA toolkit, "
+             "or pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm) and run again.";
+    if (gpu) out << " For the GPU parts, run lab-grade on a machine with a CUDA GPU.";
+    out << "\n";
+  }
   // One line for scripts and ctest: every part's verdict.
   out << "grade " << ex.id << ":";
   for (const Part& p : g.parts) out << " " << p.key << "=" << verdict_name(p.verdict);
   out << " score=" << g.score << "/" << g.graded << " result="
-      << (g.failed ? "failed"
-          : g.any  ? "passed"
-                   : "skipped")
+      << (g.failed       ? "failed"
+          : !g.any       ? "skipped"
+          : g.incomplete ? "incomplete"
+                         : "passed")
       << "\n";
 }
 
@@ -908,11 +924,12 @@ int main(int argc, char** argv) {
     std::cerr << "lab-grade: " << e.what() << "\n";
     return 1;
   }
-  bool failed = false, any = false;
+  bool failed = false, any = false, incomplete = false;
   int score = 0, graded = 0, ungraded = 0;
   for (const Graded& g : all) {
     failed = failed || g.failed;
     any = any || g.any;
+    incomplete = incomplete || g.incomplete;
     score += g.score;
     graded += g.graded;
     ungraded += g.ungraded;
@@ -945,5 +962,5 @@ int main(int argc, char** argv) {
     if (ungraded > 0) std::cout << "; " << ungraded << " more could not be graded here";
     std::cout << "\n";
   }
-  return failed ? 1 : any ? 0 : kSkipped;
+  return failed ? 1 : !any ? kSkipped : incomplete ? kIncomplete : 0;
 }
