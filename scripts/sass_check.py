@@ -197,8 +197,6 @@ def path_runs(code):
     the predicates its predicated instructions and branches assumed until an instruction
     writes them, so that "@!P0 STS; @!P0 BRA" is not read as a store followed by the code the
     branch skips."""
-    if code and isinstance(code[0], str):  # opcodes alone: one straight path
-        code = [(4 * i, op) for i, op in enumerate(code)]
     index = {addr: i for i, (addr, _) in enumerate(code)}
     first_store, late = {}, set()
     seen = set()
@@ -260,7 +258,7 @@ def check_kernel(code, loads, load_bytes):
     local memory. Late loads (a path that issues a load after a shared store, before the
     barrier) are returned for the table, not failed: 05's elements-8 has them in its checked
     path of edge tiles, where the compiler places one shared store before the last loads."""
-    if code and isinstance(code[0], str):
+    if code and isinstance(code[0], str):  # opcodes alone: one straight path
         code = [(4 * i, op) for i, op in enumerate(code)]
     ops = [opcode(text) for _, text in code]
     runs, late = path_runs(code)
