@@ -43,42 +43,30 @@
 
 namespace {
 
-/// Follows the chain from slot 0 for @p steps loads; the result keeps the loads alive.
-__global__ void chase(const std::uint32_t* __restrict__ next, int steps, std::uint32_t* result) {
-  std::uint32_t j = 0;
+/// Follows the chain for @p steps loads from the slot where the last chase stopped (@p at,
+/// which it updates): chase after chase walks on through the whole cycle, so that a working
+/// set larger than the L2 is not cut down to the first slots of the cycle.
+__global__ void chase(const std::uint32_t* __restrict__ next, int steps, std::uint32_t* at) {
+  std::uint32_t j = *at;
   for (int i = 0; i < steps; ++i) j = next[j];
-  *result = j;
+  *at = j;
 }
 
-/// Copies @p n 16-byte vectors @p rounds times with a grid-stride loop: the load under which
-/// --under-load chases.
-__global__ void stream_copy(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t n,
-                            int rounds) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (int r = 0; r < rounds; ++r)
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-         i += stride)
-      out[i] = in[i];
-}
-
-/// Copies 16-byte vectors round and round a buffer of @p n until @p stop is set (or about
-/// 4 x 10^9 clock cycles pass, so that it always ends), and adds the vectors it copied to
-/// @p copied: the offered load of --load-sweep, whose bandwidth is copied bytes over its time.
+/// Copies the @p n 16-byte vectors of a buffer pass after pass, each pass a grid-stride loop
+/// that reads every vector once, until @p stop is set (or about 4 x 10^9 clock cycles pass, so
+/// that it always ends), and adds the vectors it copied to @p copied: the offered load of
+/// --load-sweep, whose bandwidth is the bytes copied over its time.
 __global__ void stream_until(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t n,
                              const volatile int* stop, unsigned long long* copied) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   unsigned long long moved = 0;
   const long long start = clock64();
-  for (;;) {
-    for (int k = 0; k < 32; ++k) {  // 32 vectors between two looks at the flag
+  for (bool done = false; !done;)
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+         i < n && !done; i += stride) {
       out[i] = in[i];
-      i += stride;
-      if (i >= n) i -= n;
+      if ((++moved & 31) == 0) done = *stop || clock64() - start > 4000000000LL;
     }
-    moved += 32;
-    if (*stop || clock64() - start > 4000000000LL) break;
-  }
   atomicAdd(copied, moved);
 }
 
@@ -124,10 +112,11 @@ std::string load_sweep(const tt::DeviceInfo& dev, int clock_khz, const std::vect
   std::vector<cudaEvent_t> chase_events(10);
   for (cudaEvent_t& e : chase_events) TT_CUDA_CHECK(cudaEventCreate(&e));
   const int sms = dev.sm_count;
-  // Blocks of copy: none, then 1/32 of the SMs up to 7 an SM (room stays for the chaser).
-  const std::vector<int> levels = {0, std::max(1, sms / 32), std::max(1, sms / 16),
+  // Blocks of copy: none, then 1/32 of the SMs up to 7 an SM (room stays for the chaser),
+  // closer together where the latency turns up.
+  const std::vector<int> levels = {0,       std::max(1, sms / 32), std::max(1, sms / 16),
                                    std::max(1, sms / 8), std::max(1, sms / 4), sms / 2, sms,
-                                   2 * sms, 7 * sms};
+                                   sms * 3 / 2, 2 * sms,  3 * sms,  4 * sms, 5 * sms, 7 * sms};
   const int chase_steps = steps / 10;
   std::mt19937_64 rng(2026);
   std::ostringstream csv;
@@ -140,6 +129,7 @@ std::string load_sweep(const tt::DeviceInfo& dev, int clock_khz, const std::vect
     const std::vector<std::uint32_t> next = random_cycle(b, stride, rng);
     tt::DeviceBuffer<std::uint32_t> chain(next.size());
     TT_CUDA_CHECK(cudaMemcpy(chain.get(), next.data(), chain.bytes(), cudaMemcpyHostToDevice));
+    TT_CUDA_CHECK(cudaMemset(result.get(), 0, result.bytes()));  // the chase starts at slot 0
     chase<<<1, 1, 0, chase_stream>>>(chain.get(), static_cast<int>(std::min<std::size_t>(
                                                        b / static_cast<std::size_t>(stride), 1u << 20)),
                                      result.get());
@@ -248,7 +238,7 @@ int run(int argc, char** argv) {
     if (sweep) {
       for (std::size_t b : bytes)
         std::cout << b << " bytes: chases of " << steps / 10 << " loads under copies of 0, 1/32, "
-                  << "1/16, 1/8, 1/4, 1/2, 1, 2 and 7 blocks an SM, " << reps << " copies a level\n";
+                  << "1/16, 1/8, 1/4, 1/2, 1, 1.5, 2, 3, 4, 5 and 7 blocks an SM, " << reps << " copies a level\n";
       return tt::kExitOk;
     }
     for (std::size_t b : bytes)
@@ -273,9 +263,12 @@ int run(int argc, char** argv) {
   }
 
   tt::DeviceBuffer<std::uint32_t> result(1);
-  // The load for --under-load: a copy of 1 GiB on every SM but one block's room.
-  const std::int64_t vectors = (std::int64_t{1} << 30) / 16;
+  // The load for --under-load: the sweep's copy at its top level, 7 blocks an SM, until the
+  // timed chases end.
+  const std::int64_t vectors = (std::int64_t{256} << 20) / 16;
   tt::DeviceBuffer<uint4> src(under_load ? vectors : 0), dst(under_load ? vectors : 0);
+  tt::DeviceBuffer<int> stop(1);
+  tt::DeviceBuffer<unsigned long long> copied(1);
   cudaStream_t chase_stream = nullptr, load_stream = nullptr;
   TT_CUDA_CHECK(cudaStreamCreateWithFlags(&chase_stream, cudaStreamNonBlocking));
   TT_CUDA_CHECK(cudaStreamCreateWithFlags(&load_stream, cudaStreamNonBlocking));
@@ -287,11 +280,15 @@ int run(int argc, char** argv) {
     const std::vector<std::uint32_t> next = random_cycle(b, stride, rng);
     tt::DeviceBuffer<std::uint32_t> chain(next.size());
     TT_CUDA_CHECK(cudaMemcpy(chain.get(), next.data(), chain.bytes(), cudaMemcpyHostToDevice));
+    TT_CUDA_CHECK(cudaMemset(result.get(), 0, result.bytes()));  // the chase starts at slot 0
 
     for (bool loaded : {false, true}) {
       if (loaded && !under_load) continue;
-      if (loaded) {  // every SM streams, with room left for the chasing block: about 0.1 s
-        stream_copy<<<dev.sm_count * 7, 256, 0, load_stream>>>(src.get(), dst.get(), vectors, 200);
+      if (loaded) {  // every SM streams, with room left for the chasing block
+        TT_CUDA_CHECK(cudaMemset(stop.get(), 0, sizeof(int)));
+        TT_CUDA_CHECK(cudaDeviceSynchronize());
+        stream_until<<<dev.sm_count * 7, 256, 0, load_stream>>>(src.get(), dst.get(), vectors,
+                                                                stop.get(), copied.get());
         TT_CHECK_LAUNCH();
       } else {  // one untimed pass over the cycle first: caches and address translation warm
         const int warm = static_cast<int>(std::min<std::size_t>(slots, 1u << 20));
@@ -305,6 +302,7 @@ int run(int argc, char** argv) {
             TT_CHECK_LAUNCH();
           },
           0, 3, chase_stream);
+      if (loaded) TT_CUDA_CHECK(cudaMemsetAsync(stop.get(), 1, sizeof(int), chase_stream));
       TT_CUDA_CHECK(cudaDeviceSynchronize());
       rows.push_back({b, loaded, s.median_ms * 1e6 / (loaded ? steps / 10 : steps)});
     }
