@@ -13,6 +13,10 @@
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
 #   bench      course/bench: headline variants over sizes (bench.csv);
 #   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes;
+#   model      the bandwidth model (scripts/bandwidth_model.py) on this GPU: the latency against
+#              the bandwidth of copies of rising size (latency-load.csv), the calibration kernel
+#              beside memcpy (calibration.csv), the kernels' facts, the predictions, and their
+#              error against the bench and variants of the same OUT_DIR (model.md);
 #   sweeps     course/bench --sweep block and --sweep size, and the plots of all four CSVs;
 #   ncu        the access analyser against Nsight Compute, with DRAM traffic, at 8192 x 8192
 #              and 4099 x 8191 (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md);
@@ -38,7 +42,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests programs latency sectors sass bench variants sweeps ncu ncu-more counters sanitizer}
+PARTS=${PARTS:-tests programs latency sectors sass bench variants model sweeps ncu ncu-more counters sanitizer}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -133,6 +137,21 @@ fi
 if want variants; then
   part "bench variants" "$BUILD/course/bench" --sweep variants \
     --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
+fi
+# The bandwidth model on this GPU: the kernels' machine-code facts, the predictions from this
+# run's latency curve and calibration, and the error of each against this run's bench (a
+# report: the committed runs are judged by the CPU test "bandwidth model against ...").
+if want model; then
+  part "latency against offered load" "$BUILD/course/latency" --sizes 4M,1G --load-sweep \
+    --out "$OUT/latency-load.csv"
+  part "model calibration" bash -c "'$BUILD/steps/04-padding/04-padding' --size 8192 \
+    --variant pad-32x33 --format csv --reps 200 >'$OUT/calibration.csv' && cat '$OUT/calibration.csv'"
+  part "model facts" python3 "$ROOT/scripts/bandwidth_model.py" facts "$BUILD" \
+    --out "$OUT/kernel-facts.csv"
+  part "model predictions" python3 "$ROOT/scripts/bandwidth_model.py" predict \
+    --facts "$OUT/kernel-facts.csv" --device "$OUT"
+  part "model against this run" python3 "$ROOT/scripts/bandwidth_model.py" compare \
+    --device "$OUT" --report --markdown "$OUT/model.md"
 fi
 if want sweeps; then
   part "bench block" "$BUILD/course/bench" --sweep block --out "$OUT/block.csv"
