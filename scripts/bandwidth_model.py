@@ -52,6 +52,7 @@ Commands:
 Exit status: 0 ok, 1 a check failed, 2 bad input, 77 facts: no cuobjdump.
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import os
@@ -103,8 +104,12 @@ def cost_ratio(plan, kinds):
 
 
 def facts(build, cuobjdump):
+    exes = [e for e in sass_check.programs(build)]
+    jobs = [(e, m, n, d) for e in exes for m, n in SHAPES for d in sass_check.DTYPES]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        plans = dict(zip(jobs, pool.map(lambda j: explain(*j), jobs)))
     rows = []
-    for exe in sass_check.programs(build):
+    for exe in exes:
         name = os.path.basename(exe)
         sass = sass_check.sass_kernels(cuobjdump, exe, "sm_90")
         if not sass:
@@ -114,7 +119,7 @@ def facts(build, cuobjdump):
         by_norm = {sass_check.normalise(names[m]): m for m in sass}
         for m, n in SHAPES:
             for dtype in sass_check.DTYPES:
-                for plan in explain(exe, m, n, dtype):
+                for plan in plans[(exe, m, n, dtype)]:
                     if not plan["kernel"]:
                         continue
                     norm = sass_check.normalise(plan["kernel"])
