@@ -7,6 +7,8 @@
 //        bench --sizes 8192,4099x8191 --dtypes float --reps 20 --out quick.csv
 //        bench --sweep all --out all.csv
 //        scripts/plot_results.py results.csv --out plots
+//        bench --list --predict docs/results/h200     # the model's predictions, no GPU
+//        bench --sizes 8192 --predict docs/results/h100  # measured beside predicted
 //
 // The CSV is tt::csv_header()'s columns with one more in front, `sweep`, naming the part of
 // the run a row belongs to: headline, variants, block or size. Each part measures its own
@@ -41,6 +43,7 @@ struct BenchOptions {
   std::string sweep = "none";       ///< --sweep none|variants|block|size|all.
   int device = 0;                   ///< --device.
   bool list = false;                ///< --list: print the measurements and exit.
+  std::string predict;              ///< --predict: a device folder of the bandwidth model.
 };
 
 /// One measurement to make: a variant of a step on a problem, in a part of the run.
@@ -60,6 +63,91 @@ const std::vector<std::int64_t> kSweepSizes = {256,  512,  1024, 2048,  3072,
 
 std::string shape_text(const tt::Shape& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols);
+}
+
+/// The bandwidth model's prediction for one kernel and problem (scripts/bandwidth_model.py).
+struct Prediction {
+  double gbps = 0;       ///< Predicted GB/s, counted as the bench's are.
+  double pct_copy = 0;   ///< Of the copy ceiling of the model's device.
+  std::string bound;     ///< "latency" or "copy".
+  bool inside = false;   ///< Every access ideal: a prediction, else an upper bound.
+};
+
+/// A device folder's predictions (DIR/predictions.csv) and the GPU they are for (the device
+/// column of DIR/latency-load.csv), keyed by "step/variant dtype ROWSxCOLS".
+struct Predictions {
+  std::string device;
+  std::map<std::string, Prediction> rows;
+};
+
+/// The fields of one CSV line; a field in double quotes may hold commas.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else if (c != '\r')
+      out.back() += c;
+  }
+  return out;
+}
+
+/// The rows of CSV file @p path as maps from its header's names. Throws UsageError.
+std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw tt::UsageError("--predict: cannot read '" + path + "'");
+  std::string line;
+  std::getline(in, line);
+  const auto names = csv_fields(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = csv_fields(line);
+    if (f.size() != names.size())
+      throw tt::UsageError("--predict: '" + path + "' has a line of " +
+                           std::to_string(f.size()) + " fields under a header of " +
+                           std::to_string(names.size()));
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < f.size(); ++i) row[names[i]] = f[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+/// Reads a device folder of the model: predictions.csv and the device latency-load.csv names.
+Predictions read_predictions(const std::string& dir) {
+  Predictions p;
+  try {
+    for (const auto& r : read_csv(dir + "/latency-load.csv")) p.device = r.at("device");
+    for (const auto& r : read_csv(dir + "/predictions.csv"))
+      p.rows[r.at("program") + "/" + r.at("variant") + " " + r.at("dtype") + " " +
+             r.at("rows") + "x" + r.at("cols")] = {std::stod(r.at("predicted_gbps")),
+                                                   std::stod(r.at("predicted_pct_copy")),
+                                                   r.at("bound"), r.at("inside") == "yes"};
+  } catch (const std::out_of_range&) {
+    throw tt::UsageError("--predict: '" + dir + "' is not a device folder of the bandwidth "
+                         "model (predictions.csv and latency-load.csv, as docs/results/h100)");
+  } catch (const std::invalid_argument&) {
+    throw tt::UsageError("--predict: '" + dir + "/predictions.csv' has a field that is not a "
+                         "number");
+  }
+  if (p.device.empty() || p.rows.empty())
+    throw tt::UsageError("--predict: '" + dir + "' holds no predictions");
+  return p;
+}
+
+/// "predicted 2887 GB/s, 97.5% of the copy (latency-bound)", or why there is none.
+std::string prediction_text(const Predictions& p, const std::string& key) {
+  const auto it = p.rows.find(key);
+  if (it == p.rows.end()) return "no prediction (not a shape or kernel of the model)";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(0) << (it->second.inside ? "predicted " : "at most ")
+     << it->second.gbps << " GB/s, " << std::setprecision(1) << it->second.pct_copy
+     << "% of the copy (" << it->second.bound << "-bound)";
+  return os.str();
 }
 
 /// Parses one item of --sizes: "N" (square) or "ROWSxCOLS". Throws UsageError.
@@ -129,6 +217,9 @@ std::optional<BenchOptions> parse(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "variants", "block", "size", "all"}));
   app.add_option("-d,--device", o.device, "CUDA device index")->check(tt::whole_number(0, 1023));
   app.add_flag("--list", o.list, "Print the measurements the options ask for and exit (no GPU)");
+  app.add_option("--predict", o.predict,
+                 "A device folder of the bandwidth model (docs/results/h100): print its "
+                 "predictions beside the measurements (with --list: instead of them, no GPU)");
 
   if (!tt::parse_app(app, argc, argv, std::cout)) return std::nullopt;
 
@@ -249,6 +340,30 @@ bool same_problem(const Job& a, const Job& b) {
          (!x || (x->x == y->x && x->y == y->y));
 }
 
+/// The key of a result in Predictions::rows.
+std::string prediction_key(const tt::Result& r) {
+  return r.step + "/" + r.variant + " " + tt::dtype_name(r.dtype) + " " + shape_text(r.shape);
+}
+
+/// Beside a table's measured kernels: the model's prediction for @p p's device, and the
+/// error as scripts/bandwidth_model.py compare counts it (measured share of the copy less the
+/// predicted share, over the measured share).
+void print_predictions(const Predictions& p, const std::vector<tt::Result>& table) {
+  std::cout << "model (" << p.device << "):\n";
+  for (const auto& r : table) {
+    if (r.step == "references") continue;
+    const std::string key = prediction_key(r);
+    std::cout << "  " << r.step << "/" << r.variant << ": " << prediction_text(p, key);
+    const auto it = p.rows.find(key);
+    if (it != p.rows.end() && r.pct_copy && *r.pct_copy > 0)
+      std::cout << std::fixed << std::setprecision(1) << "; measured " << *r.pct_copy
+                << "% of the copy, error " << std::showpos
+                << 100 * (*r.pct_copy - it->second.pct_copy) / *r.pct_copy << std::noshowpos
+                << "%";
+    std::cout << "\n";
+  }
+}
+
 void print_summary(const std::string& part, const std::vector<tt::Result>& results) {
   std::vector<std::string> keys;
   std::map<std::string, std::vector<tt::Result>> groups;
@@ -267,14 +382,29 @@ int run(int argc, char** argv) {
   if (!parsed) return tt::kExitOk;
   const BenchOptions& o = *parsed;
   const std::vector<Job> planned = plan_jobs(o);
+  std::optional<Predictions> model;
+  if (!o.predict.empty()) model = read_predictions(o.predict);
   if (o.list) {
-    for (std::size_t i = 0; i < planned.size(); ++i)
+    if (model) std::cout << "predictions of the bandwidth model for " << model->device << "\n";
+    for (std::size_t i = 0; i < planned.size(); ++i) {
       std::cout << "[" << i + 1 << "/" << planned.size() << "] " << planned[i].part << ": "
-                << label(planned[i]) << "\n";
+                << label(planned[i]);
+      const auto& j = planned[i];
+      if (model && j.selected.step->id != "references")
+        std::cout << ": "
+                  << prediction_text(*model, j.selected.step->id + "/" + j.selected.variant->name +
+                                                 " " + tt::dtype_name(j.problem.dtype) + " " +
+                                                 shape_text(j.problem.shape));
+      std::cout << "\n";
+    }
     return tt::kExitOk;
   }
 
   const tt::DeviceInfo dev = tt::select_device(o.device);
+  if (model && model->device != dev.name)
+    std::cout << "bench: the predictions of " << o.predict << " are for " << model->device
+              << ", not this " << dev.name << ": measure this GPU's facts as "
+              << "scripts/gpu-check.sh's model part does to predict for it\n";
   std::cout << "bench: " << tt::describe(dev) << "\n"
             << o.config.warmup << " warm-up + " << o.config.reps
             << " timed launches each (median, min, max)\n";
@@ -296,6 +426,7 @@ int run(int argc, char** argv) {
     csv.flush();
     rows += table.size();
     print_summary(part, table);
+    if (model) print_predictions(*model, table);
     table.clear();
   };
 

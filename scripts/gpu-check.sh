@@ -16,7 +16,8 @@
 #   model      the bandwidth model (scripts/bandwidth_model.py) on this GPU: the latency against
 #              the bandwidth of copies of rising size (latency-load.csv), the calibration kernel
 #              beside memcpy (calibration.csv), the kernels' facts, the predictions, and their
-#              error against the bench and variants of the same OUT_DIR (model.md);
+#              error against the bench and variants of the same OUT_DIR (model.md), and the
+#              bench printing those predictions beside its own measurements (--predict);
 #   sweeps     course/bench --sweep block and --sweep size, and the plots of all four CSVs;
 #   ncu        the access analyser against Nsight Compute, with DRAM traffic, at 8192 x 8192
 #              and 4099 x 8191 (scripts/ncu_check.py; tables in OUT_DIR/ncu-*.md);
@@ -152,6 +153,8 @@ if want model; then
     --facts "$OUT/kernel-facts.csv" --device "$OUT"
   part "model against this run" python3 "$ROOT/scripts/bandwidth_model.py" compare \
     --device "$OUT" --report --markdown "$OUT/model.md"
+  part "bench beside this GPU's predictions" "$BUILD/course/bench" --sizes 8192,4099x8191 \
+    --predict "$OUT" --out "$OUT/bench-predict.csv"
 fi
 if want sweeps; then
   part "bench block" "$BUILD/course/bench" --sweep block --out "$OUT/block.csv"

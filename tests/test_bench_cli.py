@@ -3,11 +3,17 @@
 bad input exits 2 with one message on stderr before any device call (on a machine without a
 GPU, a device call would make it exit 3 instead).
 
+It also checks --predict against a device folder written here (predictions of the bandwidth
+model, scripts/bandwidth_model.py): printed beside the plan, read with quoted fields, and a
+folder that is not one exits 2.
+
 Usage: test_bench_cli.py BENCH
 """
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 failures = []
 
@@ -57,6 +63,36 @@ def main():
     r = bench("--list", "--sweep", "size")
     check(r.returncode == 0 and "float 256x256" in r.stdout and "float 16384x16384" in r.stdout
           and " double " not in r.stdout, "--list --sweep size: float from 256 to 16384")
+
+    # --predict: a device folder's predictions beside the plan, without a GPU.
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "latency-load.csv"), "w") as f:
+            f.write('device,sms,bytes\n"Some GPU, 2 ways",132,1073741824\n')
+        with open(os.path.join(d, "predictions.csv"), "w") as f:
+            f.write("program,variant,dtype,rows,cols,kernel,inside,predicted_gbps,"
+                    "predicted_pct_copy,bound\n"
+                    '05-multi-element,elements-4,float,8192,8192,"k<a,b>",yes,1234.4,56.78,'
+                    "latency\n"
+                    '02-naive,write-coalesced,float,8192,8192,"k<c,d>",no,999.6,45.01,copy\n')
+        r = bench("--list", "--sizes", "8192", "--dtypes", "float", "--predict", d)
+        out = r.stdout
+        check(r.returncode == 0 and "for Some GPU, 2 ways" in out
+              and "05-multi-element/elements-4 float 8192x8192: predicted 1234 GB/s, 56.8% of "
+                  "the copy (latency-bound)" in out
+              and "02-naive/write-coalesced float 8192x8192: at most 1000 GB/s, 45.0% of the "
+                  "copy (copy-bound)" in out
+              and "03-shared/tile-32x32 float 8192x8192: no prediction" in out
+              and "references/memcpy float 8192x8192\n" in out,
+              f"--list --predict: each planned kernel with its prediction, or none "
+              f"(got {r.returncode}: {out[-600:]})")
+        with open(os.path.join(d, "predictions.csv"), "a") as f:
+            f.write("07-swizzle,tile64,float,8192,8192\n")
+        r = bench("--list", "--predict", d)
+        check(r.returncode == 2 and "--predict" in r.stderr and r.stdout == "",
+              f"--predict: a ragged predictions.csv exits 2 (got {r.returncode})")
+    r = bench("--list", "--predict", os.path.dirname(os.path.abspath(__file__)))
+    check(r.returncode == 2 and "--predict" in r.stderr and r.stdout == "",
+          f"--predict: a folder that is not a device folder exits 2 (got {r.returncode})")
 
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
