@@ -91,10 +91,14 @@ if(TT_LAB)
     set(out ${TT_LAB_TREE}/${id}/${file})
     # The build-time splice: one `cmake -P` a file, rerun when the answer or the step changes.
     string(REPLACE ";" "|" sources_arg "${sources}")
+    # The region check first (lab/check_regions.cpp): it stops the build, naming the file and
+    # line, at a region that is not kernel code, and warns of edits outside the regions.
     add_custom_command(OUTPUT ${out}
+      COMMAND $<TARGET_FILE:lab-regions> ${solution} ${sources}
       COMMAND ${CMAKE_COMMAND} -DSOLUTION=${solution} -DOUT=${out} "-DSOURCES=${sources_arg}"
               -P ${TT_LAB_DIR}/generate.cmake
       DEPENDS ${solution} ${sources} ${TT_LAB_DIR}/generate.cmake ${TT_LAB_DIR}/regions.cmake
+              lab-regions
       COMMENT "lab: ${id}/${file} with your answer"
       VERBATIM)
     list(APPEND tt_lab_outputs ${out})

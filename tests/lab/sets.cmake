@@ -40,3 +40,16 @@ set(tt_lab_set_wrong-b
 
 # Every exercise from its model answer, through the lab's generator.
 set(tt_lab_set_solved "")
+
+# Submissions the region check (lab/check_regions.cpp) must reject before any build, each with
+# the message it must give: "<submission in tests/lab/rejected/>|<exercise>|<message regex>".
+set(tt_lab_rejected
+    "05-static-cublas.txt|05-multi-element|an object defined outside a function"
+    "05-static-cublas.txt|05-multi-element|'tt::references': the harness"
+    "05-library-call.txt|05-multi-element|'cublasSgeam': a call into the CUDA runtime"
+    "05-library-call.txt|05-multi-element|'cudaMemcpyAsync': a call into the CUDA runtime"
+    "05-arch-split.txt|05-multi-element|a preprocessor line \\('#ifdef __CUDA_ARCH__'\\)"
+    "04-namespace-escape.txt|04-padding|a '}' that closes more than the region opened"
+    "04-namespace-escape.txt|04-padding|'namespace': no exercise needs it"
+    "07-define.txt|07-swizzle|a preprocessor line \\('#define"
+    "05-no-barrier.txt|05-multi-element|a preprocessor line \\('#define __syncthreads")

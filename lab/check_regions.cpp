@@ -1,0 +1,378 @@
+// The lab's region check (lab/lab.cmake runs it before a lab build takes a student's answer):
+// a region is kernel code, and this program rejects, with the file and line, what no exercise
+// needs and what would let an answer run something other than the kernel it is graded as:
+//
+//   - preprocessor lines (#define, #ifdef __CUDA_ARCH__, #include ...), but `#pragma unroll`;
+//   - braces or parentheses that close more than the region opened: `};` followed by a new
+//     namespace or class escapes the region, and a region must close what it opens;
+//   - namespace, extern, asm, friend, thread_local, new, delete, __attribute__, _Pragma;
+//   - objects defined outside a function, and static objects anywhere (code that would run
+//     before main, or on a kernel's first call on the host): outside a function a region
+//     defines functions, types, `using` names, static_asserts and constexpr constants only,
+//     and `static` is a member function's or a constexpr constant's;
+//   - calls into libraries: the CUDA runtime and driver (cuda..., cu...), cuBLAS and the other
+//     CUDA libraries, the C library's process, file, memory and output functions, std:: names
+//     other than the fixed-width integers, min, max and size_t;
+//   - the harness: a tt:: name other than the kernel vocabulary of common/kernel.hpp and
+//     common/types.hpp (Thread, Move, Coord, inside, offset, ...): not the references, the
+//     runner, the registry or the emulation.
+//
+// It also warns, without failing, when a student's copy of a step's file was edited outside
+// its regions: the build takes only the regions, so those edits do nothing.
+//
+// Usage: lab-regions SOLUTION FILE...   (SOLUTION: the step's source; FILE: a student's copy,
+//                                        or a file of regions)
+// Exit status: 0 every region is acceptable, 1 a region is not (one line each, FILE:LINE:),
+// 2 bad usage or an unreadable file.
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// One region of a file: its exercise, its body and the line of the body's first line.
+struct Region {
+  std::string id;
+  std::string body;
+  int line = 0;
+};
+
+/// A file cut at its region markers: the regions, and the text between them (segments[0]
+/// before the first region, segments[i] after region i), with the line each segment starts at.
+struct Cut {
+  std::vector<Region> regions;
+  std::vector<std::string> segments;
+  std::vector<int> segment_lines;
+};
+
+Cut cut(const std::string& text) {
+  static const std::regex begin(R"(^[ \t]*// LAB BEGIN ([0-9][0-9]-[a-z0-9-]+).*$)");
+  static const std::regex end(R"(^[ \t]*// LAB END.*$)");
+  Cut c;
+  c.segments.emplace_back();
+  c.segment_lines.push_back(1);
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  bool inside = false;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!inside && std::regex_match(line, m, begin)) {
+      c.segments.back() += line + "\n";
+      c.regions.push_back({m[1], "", n + 1});
+      inside = true;
+    } else if (inside && std::regex_match(line, end)) {
+      inside = false;
+      c.segments.push_back(line + "\n");
+      c.segment_lines.push_back(n);
+    } else if (inside) {
+      c.regions.back().body += line + "\n";
+    } else {
+      c.segments.back() += line + "\n";
+    }
+  }
+  return c;
+}
+
+/// A token of C++ source with its line: an identifier (with any `::` qualification joined),
+/// a number, or one punctuation character; comments, strings and character literals dropped.
+struct Token {
+  std::string text;
+  int line;
+};
+
+std::vector<Token> tokens(const std::string& src, int first_line, std::vector<Token>& directives) {
+  std::vector<Token> out;
+  int line = first_line;
+  bool line_start = true;
+  for (std::size_t i = 0; i < src.size();) {
+    const char c = src[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      line_start = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '#' && line_start) {  // a preprocessor line, continued by backslashes
+      std::size_t e = i;
+      while (e < src.size() && src[e] != '\n') {
+        if (src[e] == '\\' && e + 1 < src.size() && src[e + 1] == '\n') ++e;
+        ++e;
+      }
+      directives.push_back({src.substr(i, e - i), line});
+      for (std::size_t k = i; k < e; ++k) line += src[k] == '\n';
+      i = e;
+      continue;
+    }
+    line_start = false;
+    if (src.compare(i, 2, "//") == 0) {
+      while (i < src.size() && src[i] != '\n') ++i;
+      continue;
+    }
+    if (src.compare(i, 2, "/*") == 0) {
+      const std::size_t e = src.find("*/", i + 2);
+      const std::size_t stop = e == std::string::npos ? src.size() : e + 2;
+      for (std::size_t k = i; k < stop; ++k) line += src[k] == '\n';
+      i = stop;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      std::size_t e = i + 1;
+      while (e < src.size() && src[e] != c && src[e] != '\n') e += src[e] == '\\' ? 2 : 1;
+      out.push_back({c == '"' ? "\"\"" : "''", line});
+      i = e + 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+        (c == ':' && src.compare(i, 2, "::") == 0)) {
+      std::size_t e = i;
+      while (e < src.size() && (std::isalnum(static_cast<unsigned char>(src[e])) ||
+                                src[e] == '_' || src.compare(e, 2, "::") == 0))
+        e += src.compare(e, 2, "::") == 0 ? 2 : 1;
+      out.push_back({src.substr(i, e - i), line});
+      i = e;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t e = i;
+      while (e < src.size() && (std::isalnum(static_cast<unsigned char>(src[e])) ||
+                                src[e] == '.' || src[e] == '\''))
+        ++e;
+      out.push_back({src.substr(i, e - i), line});
+      i = e;
+      continue;
+    }
+    out.push_back({std::string(1, c), line});
+    ++i;
+  }
+  return out;
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+/// Why @p name may not appear in a region, or "" when it may.
+std::string forbidden(const std::string& name) {
+  static const std::set<std::string> keywords = {
+      "namespace", "extern", "asm", "__asm__", "__asm", "friend", "thread_local", "new",
+      "delete", "__attribute__", "_Pragma", "__declspec", "main", "goto"};
+  static const std::set<std::string> libc = {
+      "system", "popen", "pclose", "fork", "vfork", "execl", "execlp", "execle", "execv",
+      "execvp", "execve", "dlopen", "dlsym", "fopen", "freopen", "fwrite", "fread", "fprintf",
+      "printf", "puts", "putchar", "getenv", "setenv", "putenv", "malloc", "calloc", "realloc",
+      "free", "memcpy", "memmove", "memset", "abort", "exit", "_exit", "atexit", "quick_exit",
+      "signal", "raise", "sleep", "usleep", "open", "read", "write", "mmap", "syscall"};
+  static const std::set<std::string> std_ok = {
+      "std::int64_t", "std::uint64_t", "std::int32_t", "std::uint32_t", "std::size_t",
+      "std::ptrdiff_t", "std::min", "std::max"};
+  static const std::set<std::string> tt_ok = {
+      "tt::Thread", "tt::Move", "tt::Coord", "tt::inside", "tt::offset", "tt::Vec",
+      "tt::load_vec", "tt::store_vec", "tt::ceil_div", "tt::Elem", "tt::Work", "tt::whole_tile",
+      "tt::this_thread", "tt::kVec16", "tt::Pack"};
+  std::string bare = name;
+  while (starts_with(bare, "::")) bare = bare.substr(2);
+  if (keywords.count(bare)) return "'" + bare + "': no exercise needs it in a region";
+  if (libc.count(bare) || (starts_with(bare, "std::") && !std_ok.count(bare)))
+    return "'" + bare + "': a library call; a region is kernel code (std:: allows only " +
+           "int64_t, uint64_t, int32_t, uint32_t, size_t, ptrdiff_t, min and max)";
+  static const std::regex cuda(
+      R"(^(cuda[A-Z_]|cu[A-Z]|cublas|cusparse|cufft|curand|cusolver|nccl|nvrtc|nvml|cub::|thrust::).*)");
+  if (std::regex_match(bare, cuda))
+    return "'" + bare + "': a call into the CUDA runtime, driver or libraries; the kernel of "
+           "an exercise moves the elements itself";
+  if (starts_with(bare, "tt::") && !tt_ok.count(bare))
+    return "'" + bare + "': the harness (references, runner, registry, emulation) is not " +
+           "part of an exercise; from tt:: a region may use Thread, Move, Coord, inside, " +
+           "offset, Vec, load_vec, store_vec, ceil_div, Elem, Work, whole_tile, this_thread";
+  return "";
+}
+
+/// The problems of one region, as "LINE: message".
+std::vector<std::pair<int, std::string>> check(const Region& r) {
+  std::vector<std::pair<int, std::string>> bad;
+  std::vector<Token> directives;
+  const std::vector<Token> t = tokens(r.body, r.line, directives);
+  static const std::regex unroll(R"(^#\s*pragma\s+unroll(\s+\d+)?\s*$)");
+  for (const auto& d : directives)
+    if (!std::regex_match(d.text, unroll))
+      bad.push_back({d.line, "a preprocessor line ('" + d.text.substr(0, 40) +
+                                 "'): a region may hold `#pragma unroll` only, and the same "
+                                 "code for the host and the GPU"});
+  for (const auto& k : t) {
+    const std::string why = forbidden(k.text);
+    if (!why.empty()) bad.push_back({k.line, why});
+  }
+  // Brackets, and the statements of the region's outermost level (outside any function).
+  int depth = 0, parens = 0;
+  std::vector<char> open;  // the kinds of the open braces: 'f' a function's or a lambda's
+                           // body (or a block in one), 't' a type's body, 'i' an initializer
+  std::size_t stmt = 0;    // the first token of the current statement
+  const auto in_function = [&] { return std::count(open.begin(), open.end(), 'f') > 0; };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (x == "(") ++parens;
+    if (x == ")" && --parens < 0) {
+      bad.push_back({t[i].line, "a ')' that closes more than the region opened"});
+      parens = 0;
+    }
+    if (x == "{") {
+      // What this brace opens: a function body when the statement so far has a ')' at its
+      // end (perhaps followed by const, noexcept, -> type), a type's body after struct,
+      // class, union or enum, else an initializer.
+      char kind = 'i';
+      if (in_function()) {
+        kind = 'f';
+      } else {
+        // The last of: a class-key (a type, unless a ')' follows it: `template <class W>
+        // void f(...)`), a ')' (a function), an '=' (an initializer).
+        char last = 'i';
+        for (std::size_t k = stmt; k < i; ++k) {
+          const std::string& y = t[k].text;
+          if (y == "struct" || y == "class" || y == "union" || y == "enum") last = 't';
+          if (y == ")") last = 'f';
+          if (y == "=") last = 'i';
+        }
+        kind = last;
+      }
+      open.push_back(kind);
+      ++depth;
+      if (kind != 'i') stmt = i + 1;
+      continue;
+    }
+    if (x == "}") {
+      if (--depth < 0) {
+        bad.push_back({t[i].line, "a '}' that closes more than the region opened: a region "
+                                  "cannot end the function, class or namespace it sits in"});
+        depth = 0;
+        open.clear();
+        continue;
+      }
+      const char kind = open.back();
+      open.pop_back();
+      if (kind != 'i') stmt = i + 1;
+      continue;
+    }
+    if (x == ";" && !in_function()) {
+      // A declaration outside any function: what may it be?
+      std::vector<std::string> s;
+      for (std::size_t k = stmt; k < i; ++k) s.push_back(t[k].text);
+      const auto has = [&](const char* w) { return std::find(s.begin(), s.end(), w) != s.end(); };
+      const bool ok = s.empty() || has("constexpr") || has("static_assert") ||
+                      (!s.empty() && (s[0] == "using" || s[0] == "typedef")) ||
+                      ((has("struct") || has("class") || has("union") || has("enum")) &&
+                       !has("="));
+      if (!ok)
+        bad.push_back({t[stmt < t.size() ? stmt : i].line,
+                       "an object defined outside a function (its initializer would run "
+                       "before main): outside a function a region defines functions, types "
+                       "and constexpr constants only"});
+      stmt = i + 1;
+    } else if (x == ";") {
+      // A declaration in a function: no static or thread_local object.
+      for (std::size_t k = stmt; k < i; ++k)
+        if (t[k].text == "static") {
+          bool constant = false;
+          for (std::size_t q = stmt; q < i; ++q) constant |= t[q].text == "constexpr";
+          if (!constant)
+            bad.push_back({t[k].line, "a static object in a function: it lives across calls "
+                                      "and threads; a kernel keeps its values in registers"});
+          break;
+        }
+      stmt = i + 1;
+    }
+  }
+  if (depth > 0)
+    bad.push_back({t.empty() ? r.line : t.back().line,
+                   "a '{' the region does not close: a region must close what it opens"});
+  if (parens > 0)
+    bad.push_back({t.empty() ? r.line : t.back().line, "a '(' the region does not close"});
+  std::sort(bad.begin(), bad.end());
+  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
+  return bad;
+}
+
+bool read(const std::string& path, std::string& text) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: lab-regions SOLUTION FILE...\n";
+    return 2;
+  }
+  std::string solution_text;
+  if (!read(argv[1], solution_text)) {
+    std::cerr << "lab-regions: cannot read " << argv[1] << "\n";
+    return 2;
+  }
+  const Cut solution = cut(solution_text);
+  std::set<std::string> exercises;
+  for (const auto& r : solution.regions) exercises.insert(r.id);
+  int problems = 0;
+  for (int a = 2; a < argc; ++a) {
+    std::string text;
+    if (!read(argv[a], text)) {
+      std::cerr << "lab-regions: cannot read " << argv[a] << "\n";
+      return 2;
+    }
+    const Cut c = cut(text);
+    for (const auto& r : c.regions) {
+      if (!exercises.count(r.id)) continue;  // another file's exercise
+      for (const auto& [line, why] : check(r)) {
+        std::cerr << argv[a] << ":" << line << ": error: exercise " << r.id << ": " << why
+                  << "\n";
+        ++problems;
+      }
+    }
+    // A copy of the step's file (not a file of regions alone): the text outside its regions
+    // should be the step's own; the build ignores it, so an edit there does nothing.
+    bool code_outside = false;  // a file of regions has comments and blank lines only there
+    for (const auto& seg : c.segments) {
+      std::istringstream lines(seg);
+      std::string l;
+      while (std::getline(lines, l)) {
+        const auto f = l.find_first_not_of(" \t");
+        if (f != std::string::npos && l.compare(f, 2, "//") != 0) code_outside = true;
+      }
+    }
+    if (code_outside && c.regions.size() == solution.regions.size()) {
+      for (std::size_t k = 0; k < c.segments.size() && k < solution.segments.size(); ++k) {
+        const std::string& mine = c.segments[k];
+        const std::string& theirs = solution.segments[k];
+        const bool same = k == 0 ? mine.size() >= theirs.size() &&
+                                       mine.compare(mine.size() - theirs.size(), theirs.size(),
+                                                    theirs) == 0
+                                 : mine == theirs;
+        if (!same) {
+          std::cerr << argv[a] << ":" << c.segment_lines[k]
+                    << ": warning: this file was edited outside its '// LAB BEGIN' and '// LAB "
+                       "END' lines; the build takes only the regions from it, so those edits "
+                       "have no effect\n";
+          break;
+        }
+      }
+    }
+  }
+  if (problems)
+    std::cerr << "lab-regions: " << problems << " problem(s): a region holds kernel code only "
+              << "(docs/lab-student.md, \"What a region may hold\")\n";
+  return problems ? 1 : 0;
+}
