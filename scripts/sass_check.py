@@ -21,6 +21,8 @@ script then reads that kernel's SASS (`cuobjdump -sass`) and resource usage
     shortfall that is a note, not a failure, is the one the SASS itself explains: the side
     stored under a predicate register and wrote that register again before the barrier, for
     want of registers (05's elements-8 checks 8 moves with the 7 predicate registers P0-P6);
+  - a path reads shared memory (LDS) after writing it (STS) with no barrier (BAR) between:
+    the kernel's threads would read the tile before the others have written it;
   - a global load is narrower or wider than the description's width (a 16-byte access split
     in two, say);
   - the kernel uses local memory (LDL/STL): its register array spilled.
@@ -185,7 +187,7 @@ def _predicate(text):
 
 
 def path_runs(code):
-    """How each path through the kernel batches its global loads: (runs, late, reused).
+    """How each path through the kernel batches its global loads: (runs, late, reused, unsynced).
 
     The kernel's first two-way branch before any shared store splits it in sides (the
     check-free path of whole tiles and the checked path of edge tiles, in the course's tiled
@@ -196,7 +198,9 @@ def path_runs(code):
     data. reused: those of the late loads whose path stored first under a predicate (@P4 STS)
     and then wrote that predicate register again before the barrier: the compiler stored early
     because it needed the register, as when a thread checks more moves than there are
-    predicate registers (P0 to P6). Paths that exclude each other (the two sides, or two ways
+    predicate registers (P0 to P6). unsynced: the addresses of shared loads (LDS) that some path
+    issues after a shared store with no barrier between them: a thread would read the tile
+    before the other threads have written it. Paths that exclude each other (the two sides, or two ways
     through one of them) are followed apart, so the loads of paths that a thread never takes
     together are not added up: 09's skewed kernel reads "9, 9", not 17.
 
@@ -207,7 +211,7 @@ def path_runs(code):
     writes them, so that "@!P0 STS; @!P0 BRA" is not read as a store followed by the code the
     branch skips."""
     index = {addr: i for i, (addr, _) in enumerate(code)}
-    best, late, reused = {}, set(), set()
+    best, late, reused, unsynced = {}, set(), set(), set()
     seen = set()
     # (instruction, side, known predicates, loads, the first store's predicate register or
     # None before a store, that register written since the store)
@@ -258,6 +262,8 @@ def path_runs(code):
                         w = w | {code[i][0]}
                     else:
                         n += 1
+                elif op.startswith("LDS") and stored:
+                    unsynced.add(code[i][0])
                 elif op.startswith("STS") and not stored:
                     best[sd] = max(best.get(sd, n), n)
                     sp = pred[0] if pred else ""
@@ -278,11 +284,12 @@ def path_runs(code):
         return index.get(int(m.group(1), 16), i) if taken and m else i + 1
 
     runs = [best[sd] for sd in sorted(best, key=first)]
-    return runs, sorted(late), sorted(reused)
+    return runs, sorted(late), sorted(reused), sorted(unsynced)
 
 
 def check_kernel(code, loads, load_bytes):
-    """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a side
+    """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
+    load that no barrier separates from the shared stores before it, a side
     none of whose paths issues @p loads before its first shared store (it serialises), loads
     other than @p load_bytes wide, local memory. A side falls short without failing only
     where every late load is one that path_runs() found after a predicate register's reuse:
@@ -291,8 +298,12 @@ def check_kernel(code, loads, load_bytes):
     if code and isinstance(code[0], str):  # opcodes alone: one straight path
         code = [(4 * i, op) for i, op in enumerate(code)]
     ops = [opcode(text) for _, text in code]
-    runs, late, reused = path_runs(code)
+    runs, late, reused, unsynced = path_runs(code)
     problems, notes = [], []
+    if unsynced:
+        problems.append(f"a shared load after a shared store with no barrier between them (at "
+                        f"{', '.join(hex(x) for x in unsynced[:4])}): a thread reads the tile "
+                        f"before the block has written it")
     short = [r for r in runs if r < loads]
     if short and late and set(late) == set(reused) and max(runs) == loads:
         notes.append(f"a side stores to shared memory after as few as {min(short)} of its "

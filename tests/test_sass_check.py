@@ -61,6 +61,20 @@ serial_late = [(0x00, "LDG.E R1, desc[UR4][R2.64]"), (0x10, "STS [R0], R1"),
 runs, late, problems, notes = sc.check_kernel(serial_late, 2, 4)
 check(late == [0x20] and problems, f"a load after a shared store is found: {late} {problems}")
 
+# A shared load after a shared store needs a barrier between them.
+nobar = ["LDG.E"] * 2 + ["STS", "STS", "LDS", "STG.E"]
+runs, late, problems, notes = sc.check_kernel(nobar, 2, 4)
+check(any("no barrier" in p for p in problems), f"a kernel without its barrier fails: {problems}")
+runs, late, problems, notes = sc.check_kernel(["LDG.E"] * 2 + ["STS", "STS", "BAR.SYNC", "LDS",
+                                                               "STG.E"], 2, 4)
+check(not problems, f"the same kernel with its barrier passes: {problems}")
+skipped_bar = [(0x00, "LDG.E R1, desc[UR4][R2.64]"), (0x10, "STS [R0], R1"),
+               (0x20, "@P0 BRA 0x40"), (0x30, "BAR.SYNC.DEFER_BLOCKING 0x0"),
+               (0x40, "LDS R5, [R6]"), (0x50, "EXIT")]
+runs, late, problems, notes = sc.check_kernel(skipped_bar, 1, 4)
+check(any("no barrier" in p for p in problems), f"a path that branches past the barrier fails: "
+      f"{problems}")
+
 # Sides: the first two-way branch splits the kernel; each side must batch all its loads.
 sides = [(0x00, "@P0 BRA 0x50"), (0x10, "LDG.E R1, desc[UR4][R2.64]"),
          (0x20, "LDG.E R3, desc[UR4][R4.64]"), (0x30, "STS [R0], R1"),
