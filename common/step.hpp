@@ -112,8 +112,9 @@ struct Variant {
   std::function<LaunchPlan(const Problem&)> plan;
   LaunchFn<float> run_f32 = nullptr;   ///< nullptr: float not supported.
   LaunchFn<double> run_f64 = nullptr;  ///< nullptr: double not supported.
-  /// Runs the kernel's moves on the CPU (emulate.hpp); empty for library calls.
-  std::function<Problems(const Problem&)> emulate;
+  /// Runs the kernel's moves on the CPU (emulate.hpp; with far = true only the corner and
+  /// middle blocks, the matrix not allocated); empty for library calls.
+  std::function<Problems(const Problem&, bool far)> emulate;
 
   /// Whether this variant runs element type @p t.
   bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }

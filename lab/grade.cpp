@@ -6,6 +6,8 @@
 //   CPU, no GPU needed:
 //     emulated      the moves, run on the CPU exactly as the kernel makes them (Variant::
 //                   emulate), transpose every awkward shape (1 x N, primes, non-square, ...);
+//     large         the moves of the corner blocks of matrices past 2^31 elements, emulated
+//                   without the matrix: an offset computed in 32-bit int fails here;
 //     analysis      what --explain predicts: the accesses the exercise is about reach their
 //                   ideal sectors per request (global) or wavefronts per instruction (shared);
 //     swizzle, order, machine-code
@@ -338,7 +340,7 @@ void grade_emulated(const Exercise& ex, Part& part) {
       for (const tt::Shape& s : awkward_shapes()) {
         tt::Problems problems;
         try {
-          problems = v.emulate(problem(step, s, t));
+          problems = v.emulate(problem(step, s, t), false);
         } catch (const std::exception& e) {
           problems = {std::string("the harness refused it: ") + e.what()};
         }
@@ -359,6 +361,46 @@ void grade_emulated(const Exercise& ex, Part& part) {
                       std::to_string(wrong) + " of " + std::to_string(pairs) +
                           " variants and types do not transpose exactly; the first shape each "
                           "fails on:");
+}
+
+/// Shapes past 2^31 elements, where an offset computed in 32-bit int wraps: the first square
+/// past it, and one odd in both sides.
+const std::vector<tt::Shape>& large_shapes() {
+  static const std::vector<tt::Shape> shapes = {{46341, 46341}, {65537, 32771}};
+  return shapes;
+}
+
+/// The moves of the corner and middle blocks of every graded variant past 2^31 elements, float
+/// and double, on the CPU, without the matrix (tt::emulate with far = true).
+void grade_large(const Exercise& ex, Part& part) {
+  const tt::Step& step = step_of(ex);
+  int wrong = 0;
+  for (const std::string& name : ex.variants) {
+    const tt::Variant& v = *step.find(name);
+    for (tt::DType t : {f32, f64}) {
+      if (!v.supports(t)) continue;
+      for (const tt::Shape& s : large_shapes()) {
+        tt::Problems problems;
+        try {
+          problems = v.emulate(problem(step, s, t), true);
+        } catch (const std::exception& e) {
+          problems = {std::string("the harness refused it: ") + e.what()};
+        }
+        if (problems.empty()) continue;
+        ++wrong;
+        std::string first = problems.front();
+        const auto colon = first.find(": ");
+        if (colon != std::string::npos && first.find('<') < colon) first.erase(0, colon + 2);
+        note(part, name + ", " + tt::dtype_name(t) + ", " + shape_text(s) + ": " + one_line(first));
+        break;
+      }
+    }
+  }
+  part.verdict = wrong == 0 ? Verdict::passed : Verdict::failed;
+  if (wrong > 0)
+    part.notes.insert(part.notes.begin(),
+                      "past 2^31 elements the offsets must be 64-bit (std::int64_t, as "
+                      "tt::offset computes them): an int offset wraps there");
 }
 
 /// What the analysis found wrong with one access, in words.
@@ -752,6 +794,10 @@ Graded grade(const Exercise& ex, const Selection& want) {
   std::vector<Part> cpu;
   cpu.push_back(part("emulated", "exact on 20 awkward shapes, the moves emulated on the CPU", false,
                      ex.points.emulated));
+  cpu.push_back(part("large",
+                     "past 2^31 elements: corner blocks of 46341 x 46341 and 65537 x 32771, "
+                     "emulated",
+                     false, 1));
   if (ex.points.analysis > 0)
     cpu.push_back(
         part("analysis", "access analysis (what --explain predicts)", false, ex.points.analysis));
@@ -790,6 +836,7 @@ Graded grade(const Exercise& ex, const Selection& want) {
         note(p, "not graded while the moves do not transpose exactly (the emulated part)");
       }
     }
+    if (p.key == "large") grade_large(ex, p);
     if (p.key == "swizzle") grade_swizzle(p);
     if (p.key == "order") grade_order(p);
     if (p.key == "machine-code") grade_machine_code(p);
@@ -899,7 +946,8 @@ int main(int argc, char** argv) {
       app.add_flag("--gpu", gpu_only, "Only the parts that run on the GPU")->excludes(cpu_flag);
   app.add_option("--part", parts, "Only these parts (default: every part the exercise has)")
       ->check(CLI::IsMember(
-          {"emulated", "analysis", "swizzle", "order", "machine-code", "gpu-exact", "gpu-speed"}))
+          {"emulated", "large", "analysis", "swizzle", "order", "machine-code", "gpu-exact",
+           "gpu-speed"}))
       ->excludes(cpu_flag)
       ->excludes(gpu_flag);
   try {
@@ -937,6 +985,7 @@ int main(int argc, char** argv) {
   if (all.size() > 1) {
     // One row an exercise; "other" is 05's machine code, 07's swizzle or 08's block order.
     const std::vector<std::pair<std::string, std::string>> columns = {{"emulated", "emulated"},
+                                                                      {"large", "large"},
                                                                       {"analysis", "analysis"},
                                                                       {"", "other"},
                                                                       {"gpu-exact", "gpu-exact"},

@@ -13,9 +13,9 @@
 namespace {
 
 void check_emulated(const tt::Step& step, const tt::Variant& v, tt::Shape shape, tt::DType t,
-                    std::optional<tt::BlockShape> block) {
+                    std::optional<tt::BlockShape> block, bool far = false) {
   const tt::Problem pb{shape, t, block};
-  const tt::Problems problems = v.emulate(pb);
+  const tt::Problems problems = v.emulate(pb, far);
   std::ostringstream all;
   for (const auto& p : problems) all << "  " << p << "\n";
   INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << shape.rows << " x "
@@ -36,6 +36,18 @@ TEST_CASE("a step's moves transpose every shape exactly (emulated on the CPU)", 
           for (const tt::Shape& s : awkward_shapes()) check_emulated(*step, v, s, t, block);
     }
   }
+}
+
+TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated on the CPU)",
+          "[emulator]") {
+  // 46341 x 46341 is the first square past 2^31 elements; the others are odd in both sides.
+  for (const tt::Step* step : steps_under_test())
+    for (const auto& v : step->variants)
+      for (tt::DType t : {tt::DType::f32, tt::DType::f64})
+        if (v.supports(t))
+          for (const tt::Shape& s : {tt::Shape{46341, 46341}, tt::Shape{65537, 32771},
+                                     tt::Shape{3, 715827883}})
+            check_emulated(*step, v, s, t, step->block_for(), true);
 }
 
 TEST_CASE("02-naive's moves are exact with other block shapes too", "[emulator]") {
@@ -68,7 +80,7 @@ namespace {
 constexpr int kT = 8;  // an 8 x 8 tile moved by 8 x 8 threads
 
 /// A correct little transpose, with one of several mistakes switched on.
-enum class Mistake { none, swapped_slot, unguarded, same_slot, unwritten_slot, copy };
+enum class Mistake { none, swapped_slot, unguarded, same_slot, unwritten_slot, copy, int32 };
 
 template <Mistake M>
 struct Little : tt::Work<float> {
@@ -85,6 +97,11 @@ struct Little : tt::Work<float> {
                         static_cast<int>(me.block.x) * kT + c};
     const bool in = M == Mistake::unguarded || tt::inside(src, rows, cols);
     const int s = M == Mistake::same_slot ? slot(r, 0) : slot(r, c);
+    if (M == Mistake::int32)  // the offset in 32-bit arithmetic: it wraps past 2^31
+      return {in, static_cast<std::int64_t>(static_cast<std::int32_t>(
+                      static_cast<std::uint32_t>(src.row) * static_cast<std::uint32_t>(cols) +
+                      static_cast<std::uint32_t>(src.col))),
+              s};
     return {in, tt::offset(src.row, src.col, cols), s};
   }
   static tt::Move<> store(const tt::Thread& me, int, int rows, int cols) {
@@ -104,8 +121,8 @@ struct Little : tt::Work<float> {
 };
 
 template <Mistake M>
-tt::Problems run_little(tt::Shape s) {
-  return tt::emulate<Little<M>>(tt::Problem{s, tt::DType::f32, std::nullopt});
+tt::Problems run_little(tt::Shape s, bool far = false) {
+  return tt::emulate<Little<M>>(tt::Problem{s, tt::DType::f32, std::nullopt}, far);
 }
 
 bool mentions(const tt::Problems& p, const std::string& what) {
@@ -126,6 +143,16 @@ TEST_CASE("the emulator passes a correct transpose and names each planted mistak
   CHECK(mentions(run_little<Mistake::unwritten_slot>(odd), "which no thread wrote"));
   CHECK_FALSE(run_little<Mistake::copy>({16, 24}).empty());  // a copy is not a transpose
   CHECK(run_little<Mistake::copy>({1, 1}).empty());          // (except where they agree)
+}
+
+TEST_CASE("the emulator checks the corner blocks of a matrix past 2^31 elements without it",
+          "[emulator]") {
+  const tt::Shape big{46341, 46341};  // 2147488281 elements: 8.6 GB of float, not allocated
+  CHECK(run_little<Mistake::none>(big, true).empty());
+  CHECK(run_little<Mistake::int32>({13, 21}, true).empty());  // small: the same offsets
+  CHECK(mentions(run_little<Mistake::int32>(big, true), "outside the matrix"));
+  CHECK(mentions(run_little<Mistake::swapped_slot>(big, true), "puts input element"));
+  CHECK(mentions(run_little<Mistake::copy>(big, true), "puts input element"));
 }
 
 // ---- Matrices of more than 2^31 elements: offsets are 64-bit all the way. -------------------
