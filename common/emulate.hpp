@@ -63,7 +63,12 @@ inline std::vector<uint3> far_blocks(dim3 grid) {
 /// With @p far, only the blocks far_blocks() names run, and nothing of the matrix is
 /// allocated: the moves of a problem past 2^31 elements (46341 x 46341, where offsets computed
 /// in 32-bit int wrap) are checked by that bookkeeping alone.
-template <class W>
+///
+/// @p HOST, when not void, is the kernel's own load phase compiled for the host (tt::Path's
+/// third argument): each block's threads then also run it, in order, into a second tile, and
+/// every slot must hold what the moves put there, so that a load phase that skips a pass or
+/// loads nothing fails on the CPU as it would on the GPU.
+template <class W, class HOST = void>
 Problems emulate(const Problem& pb, bool far = false) {
   using T = typename W::Elem;
   constexpr int N = W::kVec;
@@ -178,6 +183,46 @@ Problems emulate(const Problem& pb, bool far = false) {
     }
   };
 
+  // The kernel's load phase itself, on the CPU (HOST): into a tile with guard zones on both
+  // sides, poisoned, then compared slot by slot with what the moves loaded.
+  const std::size_t guard = tile_size + 64;
+  std::vector<T> mine(tile_size + 2 * guard);
+  const auto kernel_load_phase = [&](uint3 b) {
+    if constexpr (!std::is_void_v<HOST>) {
+      for (auto& x : mine) std::memset(&x, kPoisonByte, sizeof x);
+      const bool checked = !whole;
+      for (int t = 0; t < threads; ++t) {
+        if (checked)
+          HOST::template load<true>(thread_of(b, t), in.data(), mine.data() + guard, rows, cols);
+        else
+          HOST::template load<false>(thread_of(b, t), in.data(), mine.data() + guard, rows, cols);
+      }
+      T poison;
+      std::memset(&poison, kPoisonByte, sizeof poison);
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        if (k >= guard && k < guard + tile_size) continue;  // the guard zones first
+        if (std::memcmp(&mine[k], &poison, sizeof poison) != 0) {
+          fail("the load phase (the kernel's code, run on the CPU) writes outside the tile, "
+               "in block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ")");
+          return;
+        }
+      }
+      for (std::size_t slot = 0; slot < tile_size; ++slot) {
+        const T& got = mine[guard + slot];
+        if (filled[slot] && std::memcmp(&got, &tile[slot], sizeof got) != 0) {
+          const std::int64_t r = source[slot] / cols, c = source[slot] % cols;
+          fail("the load phase (the kernel's code, run on the CPU) leaves tile slot " +
+               std::to_string(slot) + " of block (" + std::to_string(b.x) + ", " +
+               std::to_string(b.y) + ") without input element (" + std::to_string(r) + ", " +
+               std::to_string(c) + "), which its move " +
+               (std::memcmp(&got, &poison, sizeof got) == 0 ? "loads: no thread stored it"
+                                                            : "loads: it holds another value"));
+          break;
+        }
+      }
+    }
+  };
+
   std::vector<uint3> blocks;
   if (far) {
     blocks = far_blocks(l.grid);
@@ -192,6 +237,8 @@ Problems emulate(const Problem& pb, bool far = false) {
         if (tiled) {
           std::fill(filled.begin(), filled.end(), 0);
           for (int t = 0; t < threads; ++t) load_phase(thread_of(b, t));
+          if constexpr (!std::is_void_v<HOST>)
+            if (!far) kernel_load_phase(b);
           // __syncthreads(): every load of the block is in the tile before any store.
           for (int t = 0; t < threads; ++t) store_phase(thread_of(b, t));
         } else {

@@ -37,11 +37,16 @@
 namespace tt {
 
 /// A kernel of the course: @p W is its work, @p KERNEL the __global__ function that runs it
-/// (signature `void (const Elem* in, Elem* out, int rows, int cols)`).
-template <class W, auto KERNEL>
+/// (signature `void (const Elem* in, Elem* out, int rows, int cols)`). @p HOST, where the
+/// kernel's own load phase is host code too (step 05's), names it for the emulation, which
+/// then runs it on the CPU beside W's moves (emulate.hpp): a class with
+/// `template <bool CHECKED> static void load(const Thread&, const Elem* in, Elem* tile,
+/// int rows, int cols)`.
+template <class W, auto KERNEL, class HOST = void>
 struct Path {
   using Work = W;                         ///< The work description.
   using Elem = typename W::Elem;          ///< Its element type.
+  using Host = HOST;                      ///< The load phase on the CPU, or void.
   static constexpr auto kernel = KERNEL;  ///< The kernel.
 };
 
@@ -220,7 +225,7 @@ Problems emulate_all(const Problem& pb, bool far) {
     using Q = decltype(path);
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p : emulate<typename Q::Work>(pb, far))
+      for (auto& p : emulate<typename Q::Work, typename Q::Host>(pb, far))
         all.push_back(kernel_name<Q::kernel>() + ": " + p);
     }
   };

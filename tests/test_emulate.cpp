@@ -145,6 +145,31 @@ TEST_CASE("the emulator passes a correct transpose and names each planted mistak
   CHECK(run_little<Mistake::copy>({1, 1}).empty());          // (except where they agree)
 }
 
+/// The kernel's load phase on the host, for emulate()'s HOST: right, or (SKIP) without the
+/// edge tiles' moves, or (OUTSIDE) writing one slot past the tile.
+template <bool SKIP, bool OUTSIDE = false>
+struct LittleLoad {
+  template <bool CHECKED, typename T>
+  static void load(const tt::Thread& me, const T* in, T* tile, int rows, int cols) {
+    if (SKIP && CHECKED) return;
+    const tt::Move<> m = Little<Mistake::none>::load(me, 0, rows, cols);
+    if (!CHECKED || m.inside) tile[m.slot + (OUTSIDE ? kT * (kT + 1) : 0)] = in[m.global];
+  }
+};
+
+TEST_CASE("the emulator runs the kernel's own load phase where it is host code too",
+          "[emulator]") {
+  const tt::Problem odd{{13, 21}, tt::DType::f32, std::nullopt};
+  CHECK(tt::emulate<Little<Mistake::none>, LittleLoad<false>>(odd).empty());
+  const tt::Problems skipped = tt::emulate<Little<Mistake::none>, LittleLoad<true>>(odd);
+  CHECK(mentions(skipped, "the load phase (the kernel's code, run on the CPU) leaves tile slot"));
+  // Little states no whole tiles: every block runs the checked path, even without an edge.
+  const tt::Problem square{{16, 16}, tt::DType::f32, std::nullopt};
+  CHECK_FALSE(tt::emulate<Little<Mistake::none>, LittleLoad<true>>(square).empty());
+  CHECK(mentions(tt::emulate<Little<Mistake::none>, LittleLoad<false, true>>(odd),
+                 "writes outside the tile"));
+}
+
 TEST_CASE("the emulator checks the corner blocks of a matrix past 2^31 elements without it",
           "[emulator]") {
   const tt::Shape big{46341, 46341};  // 2147488281 elements: 8.6 GB of float, not allocated

@@ -40,7 +40,12 @@ set(tt_lab_set_wrong-b
 
 # The holes a first round of adversarial grading found, each with the part that catches it.
 set(tt_lab_set_wrong-c
-    "03-shared|03-int-offsets.txt|large|")
+    "03-shared|03-int-offsets.txt|large|"
+    "05-multi-element|05-skip-last-pass.txt|emulated|gpu-exact")
+
+# An empty load phase, graded without cuobjdump (the machine-code part is then skipped).
+set(tt_lab_set_wrong-d
+    "05-multi-element|05-empty-load.txt|emulated|gpu-exact")
 
 # Every exercise from its model answer, through the lab's generator.
 set(tt_lab_set_solved "")
