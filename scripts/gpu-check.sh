@@ -80,7 +80,7 @@ STEPS=$(ls -d "$BUILD"/steps/[0-9][0-9]-*/ 2>/dev/null | xargs -n1 basename | gr
 
 # 1. Tests. The GPU test program exits 77 when it finds no device: that is a failure here.
 #    The lab grader grades the model answers (the steps themselves): CPU parts, machine code
-#    and GPU parts (exactness and speed against the bars), as ctest -L lab does.
+#    and GPU parts (exactness, speed against the bars, compute-sanitizer), as ctest -L lab does.
 if want tests; then
   part "cpu tests" "$BUILD/tests/cpu_tests"
   part "cpu tests, every step's moves emulated" "$BUILD/tests/cpu_tests" "[emulate]"
@@ -90,7 +90,7 @@ if want tests; then
   part "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]"
   for ex in $(ls "$ROOT/lab/start" | sed 's/\.txt$//'); do
     part "lab $ex, CPU parts" "$BUILD/lab/lab-grade" --exercise "$ex" --part emulated \
-      --part analysis --part swizzle --part order
+      --part large --part analysis --part swizzle --part order
     part "lab $ex, GPU parts" "$BUILD/lab/lab-grade" --exercise "$ex" --gpu
   done
 fi
