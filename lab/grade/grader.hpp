@@ -78,6 +78,7 @@ struct Exercise {
   std::string extra;                  ///< "", "swizzle", "order" or "machine-code".
   Speed speed;
   Points points;
+  std::string depends = "";  ///< The exercise whose answer this one's kernels run too, or "".
 };
 
 inline constexpr auto f32 = tt::DType::f32;

@@ -68,11 +68,11 @@ Graded grade(const Exercise& ex, const Selection& want) {
   Graded g;
   g.ex = &ex;
   std::vector<Part> cpu;
+  // One point of the emulation's goes to the check past 2^31 elements, and one of the GPU's
+  // exactness to the sanitizer: an exercise is still worth 10.
   cpu.push_back(part("emulated", "exact on 20 awkward shapes, the moves emulated on the CPU", false,
-                     ex.points.emulated));
-  cpu.push_back(part("large",
-                     "past 2^31 elements: corner blocks of 46341 x 46341 and 65537 x 32771, "
-                     "emulated",
+                     ex.points.emulated - 1));
+  cpu.push_back(part("large", "past 2^31 elements: the corner blocks emulated, 64-bit offsets",
                      false, 1));
   if (ex.points.analysis > 0)
     cpu.push_back(
@@ -121,7 +121,7 @@ Graded grade(const Exercise& ex, const Selection& want) {
   // The GPU parts run together: the speed of a wrong result does not count.
   std::vector<Part> gpu = {
       part("gpu-exact", "exact on the GPU, the same shapes and two larger ones", true,
-           ex.points.exact),
+           ex.points.exact - 1),
       part("gpu-speed",
            "speed on the GPU: at least " + fixed(ex.speed.bar, 0) + "% of " +
                (ex.speed.versus.empty() ? "cudaMemcpy" : "variant " + ex.speed.versus) +
@@ -137,6 +137,27 @@ Graded grade(const Exercise& ex, const Selection& want) {
   if (want.wants(sanitizer)) {
     grade_sanitizer(ex, sanitizer);
     g.parts.push_back(sanitizer);
+  }
+  // An exercise whose kernels run another's answer cannot be exact before that one is: say so
+  // where it bites, in each failed part that the other's answer can explain.
+  if (!ex.depends.empty()) {
+    bool explains = false;
+    for (const Exercise& other : exercises()) {
+      if (other.id != ex.depends) continue;
+      Part e = part("emulated", "", false, 0), s = part("swizzle", "", false, 0);
+      grade_emulated(other, e);
+      if (other.extra == "swizzle") grade_swizzle(s);
+      explains = e.verdict == Verdict::failed || s.verdict == Verdict::failed;
+    }
+    if (explains)
+      for (Part& p : g.parts)
+        if (p.verdict == Verdict::failed &&
+            (p.key == "emulated" || p.key == "large" || p.key == "gpu-exact" ||
+             p.key == "gpu-speed" || p.key == "gpu-sanitizer"))
+          p.notes.insert(p.notes.begin(),
+                         ex.id + "'s kernels run your " + ex.depends + " answer, which is not "
+                         "right yet (lab-grade --exercise " + ex.depends + " says where): "
+                         "solve " + ex.depends + " first, then this part again");
   }
   for (const Part& p : g.parts) {
     if (p.verdict == Verdict::skipped) {

@@ -1,16 +1,9 @@
 // Step 04: pad the tile by one column.
 //
-// What changed since 03: tile_slot(). Each tile row is now TILE + 1 elements long in shared
-// memory, so tile(r, c) is word 33 r + c and lives in bank (r + c) mod 32: the 32 elements of
-// a column land in 32 different banks. The moves and the kernel are step 03's, with the tile
-// side as a template parameter so that a 16 x 16 tile can be tried too.
-//
-// What to look for: a row stride of 33 is coprime with 32, so r -> 33 r mod 32 is a
-// permutation and a column read is conflict-free. The price is one unused column: 32 x 33
-// words for 32 x 32 elements (3% more shared memory). A 16 x 16 tile padded to 16 x 17 is
-// NOT conflict-free: a warp then covers two tile rows (or two columns) at once, 17 words
-// apart, and lane 31 lands in bank 0 beside lane 0: a 2-way conflict on both the row
-// store and the column read (run --variant pad-16x17 --explain).
+// What changed since 03: tile_slot(), the place of a tile element in shared memory, so that
+// a warp's column read no longer falls in one bank (how and why: the comment inside its
+// region below, and docs/04-padding.md). The moves and the kernel are step 03's, with the
+// tile side as a template parameter so that a 16 x 16 tile can be tried too.
 //
 // Expected effect: the shared reads drop from 32 wavefronts to 1 (docs/04-padding.md
 // predicts and measures what that buys).
@@ -29,6 +22,14 @@ using tt::Coord;
 // --- The work: step 03's moves; only the slot of a tile element changed. ----------------
 
 // LAB BEGIN 04-padding
+// Each tile row is TILE + 1 elements long in shared memory, so for TILE = 32 tile(r, c) is
+// word 33 r + c and lives in bank (r + c) mod 32: the 32 elements of a column land in 32
+// different banks. A row stride of 33 is coprime with 32, so r -> 33 r mod 32 is a
+// permutation and a column read is conflict-free. The price is one unused column: 32 x 33
+// words for 32 x 32 elements (3% more shared memory). A 16 x 16 tile padded to 16 x 17 is
+// NOT conflict-free: a warp then covers two tile rows (or two columns) at once, 17 words
+// apart, and lane 31 lands in bank 0 beside lane 0: a 2-way conflict on both the row store
+// and the column read (run --variant pad-16x17 --explain).
 /// Shared-memory slot of tile element (r, c): rows of TILE + 1 elements (one of padding).
 template <int TILE>
 TT_HD constexpr int tile_slot(int r, int c) {
@@ -72,7 +73,7 @@ __global__ void transpose_padded(const tt::Elem<W>* __restrict__ in, tt::Elem<W>
   if (load.inside) tile[load.slot] = in[load.global];
   __syncthreads();
 
-  // The column read: word (TILE + 1) x + y, bank (x + y) mod 32 for TILE = 32.
+  // The column read: tile column y, read down its rows (tile_slot() decides its banks).
   const tt::Move<> store = W::store(me, 0, rows, cols);
   if (store.inside) out[store.global] = tile[store.slot];
 }

@@ -5,7 +5,7 @@
 // pass added to the row. The kernel loads every element of its passes into a register array
 // in one unrolled loop, then stores the array into the tile: all 32 / ROWS global loads of a
 // thread are issued before its first shared store, so they are in flight at the same time.
-// The tile layout is step 04's (32 x 33).
+// The tile layout is step 04's.
 //
 // What to look for: a load's data arrives hundreds of nanoseconds after it is issued. One
 // load a thread leaves the memory system idle while the thread waits; k independent loads a

@@ -1,11 +1,13 @@
 # The proof that the lab's grader grades (lab/CMakeLists.txt, .ci/run): each set is one lab
 # build, -DTT_LAB=ON -DTT_LAB_PROOF=<set>, of the submissions it lists,
 #
-#   "<exercise>|<submission>|<CPU parts that must fail>|<GPU parts that must fail>"
+#   "<exercise>|<submission>|<CPU parts that must fail>|<GPU parts that must fail>[|<says>]"
 #
-# where the submission is `start` (the exercise as a student gets it, lab/start/) or a file
-# of wrong answers in tests/lab/wrong/ (the regions it replaces, each with the mistake its
-# first line names), and the parts are the grader's (lab/grade.cpp, comma-separated). Every
+# where the submission is `start` (the exercise as a student gets it, lab/start/), `model`
+# (the model answer, failing for another exercise's sake), or a file of wrong answers in
+# tests/lab/wrong/ (the regions it replaces, each with the mistake its first line names), the
+# parts are the grader's (lab/grade/, comma-separated), and <says> is a regular expression the
+# grade of the CPU parts must print. Every
 # exercise a set leaves out is built from the model answer and must pass its CPU parts.
 # The GPU parts named here fail for certain (a wrong transpose fails on any GPU); what the
 # speed bars do with the other submissions is measured, not asserted.
@@ -43,9 +45,13 @@ set(tt_lab_set_wrong-c
     "03-shared|03-int-offsets.txt|large|"
     "05-multi-element|05-skip-last-pass.txt|emulated|gpu-exact")
 
-# An empty load phase, graded without cuobjdump (the machine-code part is then skipped).
+# An empty load phase, graded without cuobjdump (the machine-code part is then skipped), and
+# step 08's model answer while 07 is unsolved: 08's kernels run 07's swizzle, and its grade
+# must say that 07 is why it fails.
 set(tt_lab_set_wrong-d
-    "05-multi-element|05-empty-load.txt|emulated|gpu-exact")
+    "05-multi-element|05-empty-load.txt|emulated|gpu-exact"
+    "07-swizzle|start|emulated,analysis,swizzle|gpu-exact"
+    "08-diagonal|model|emulated|gpu-exact|run your 07-swizzle answer, which is not right yet")
 
 # Every exercise from its model answer, through the lab's generator.
 set(tt_lab_set_solved "")
