@@ -12,7 +12,8 @@
 #   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
 #   bench      course/bench: headline variants over sizes (bench.csv);
-#   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes;
+#   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes,
+#              and scripts/peers.py: PyTorch's and CuPy's transposes beside their copies;
 #   model      the bandwidth model (scripts/bandwidth_model.py) on this GPU: the latency against
 #              the bandwidth of copies of rising size (latency-load.csv), the calibration kernel
 #              beside memcpy (calibration.csv), the kernels' facts, the predictions, and their
@@ -138,6 +139,8 @@ fi
 if want variants; then
   part "bench variants" "$BUILD/course/bench" --sweep variants \
     --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
+  # What a Python user calls instead: PyTorch and CuPy, where installed (skipped otherwise).
+  part "peers (PyTorch, CuPy)" python3 "$ROOT/scripts/peers.py" --out "$OUT/peers.csv"
 fi
 # The bandwidth model on this GPU: the kernels' machine-code facts, the predictions from this
 # run's latency curve and calibration, and the error of each against this run's bench (a
