@@ -19,8 +19,8 @@
 //     gpu-exact     the kernel, run on the GPU, is exact on the same shapes (tt::measure);
 //     gpu-speed     its bandwidth reaches a stated share of a kernel measured in the same run
 //                   (cudaMemcpy, or another variant of the step);
-//     gpu-sanitizer the step's program under compute-sanitizer memcheck and racecheck on small
-//                   odd shapes: a missing barrier fails every time.
+//     gpu-sanitizer the step's program under compute-sanitizer, memcheck and racecheck, on
+//                   small odd shapes: a missing barrier fails every time.
 // A part that cannot run here (no GPU, no cuobjdump) is skipped: it neither passes nor fails,
 // and its points are left out of the score; a grade with a skipped part is incomplete, never
 // passed.
