@@ -22,7 +22,8 @@ Kinds of block (the first word of the comment):
   spread SOURCE_A SOURCE_B [FILTER...]
          One sentence: how far the GB/s of the same kernel on the same matrix differ between
          two runs, in percent of the smaller value, over every pair that passes the filters.
-A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values). SOURCE is a path from the
+A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values); shape=8192x8192,4099x8191
+picks matrices by both sides at once. SOURCE is a path from the
 repository's root: a CSV (bench, tour or a step's --format csv) or a Markdown file holding one
 pipe table (scripts/ncu_check.py --markdown); A+B reads A's rows then B's (the results of two
 GPUs, say: a CSV row names its device in the column `device`, and a pivot over A+B has one
@@ -108,7 +109,10 @@ def select(rows, filters):
     out = []
     for r in rows:
         for key, wanted in filters.items():
-            if value(r, key) not in wanted:
+            v = value(r, key)
+            if key == "shape":  # shape=4099x8191: the pair, without the spaces
+                v = v.replace(" ", "")
+            if v not in wanted:
                 break
         else:
             out.append(r)

@@ -63,6 +63,20 @@ def main():
                   f"{what}: exit status 2 and one message (got {r.returncode}: "
                   f"{r.stderr.strip()})")
 
+        # shape=RxC picks a matrix by both sides at once.
+        shaped = block.replace(f"rows={row['rows']} cols={row['cols']}",
+                               f"shape={row['rows']}x{row['cols']}")
+        with open(page, "w") as f:
+            f.write(shaped + "<!-- end -->\n")
+        r = run(script, page)
+        with open(page) as f:
+            text = f.read()
+        check(r.returncode == 0 and f"| {row['gbps']} |" in text, "shape=RxC selects the matrix")
+        with open(page, "w") as f:
+            f.write(shaped.replace(f"shape={row['rows']}x{row['cols']}",
+                                   f"shape={row['rows']}x{row['cols']}1") + "<!-- end -->\n")
+        check(run(script, page).returncode == 2, "shape=RxC with no such matrix fails")
+
         # A+B: the rows of both sources (two GPUs' results), a pivot column per device.
         with open(page, "w") as f:
             f.write(block.replace(results, results + "+" + results) + "<!-- end -->\n")
