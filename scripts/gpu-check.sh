@@ -50,7 +50,8 @@ want() { [[ " $PARTS " == *" $1 "* ]]; }
 say() { echo "$*" | tee -a "$LOG"; }
 part() {  # part NAME COMMAND...: runs, logs, records pass/fail
   local name=$1; shift
-  say ""; say "=== $name: $*"
+  local shown="$*"
+  say ""; say "=== $name: ${shown//$ROOT\//}"  # paths from the repository's root
   local part_log
   part_log=$(mktemp)
   "$@" >"$part_log" 2>&1
