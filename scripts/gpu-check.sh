@@ -52,17 +52,19 @@ part() {  # part NAME COMMAND...: runs, logs, records pass/fail
   local name=$1; shift
   local shown="$*"
   say ""; say "=== $name: ${shown//$ROOT\//}"  # paths from the repository's root
-  local part_log
+  local part_log t0=$SECONDS
   part_log=$(mktemp)
   "$@" >"$part_log" 2>&1
   local rc=$?
+  local took="[$((SECONDS - t0)) s]"  # what each part costs of a GPU's time
   cat "$part_log" >>"$LOG"
+  say "=== $name: exit status $rc after ${took:1:-1}"
   if [ $rc -eq 0 ]; then
-    SUMMARY+=("ok    $name")
+    SUMMARY+=("ok    $name $took")
   elif [ $rc -eq 77 ]; then  # the part's tool is missing here: its log says which
-    SUMMARY+=("skip  $name ($(grep -im1 -E 'skip|not found|missing' "$part_log" | cut -c1-120))")
+    SUMMARY+=("skip  $name ($(grep -im1 -E 'skip|not found|missing' "$part_log" | cut -c1-120)) $took")
   else
-    SUMMARY+=("FAIL  $name (exit $rc)"); FAILED=1
+    SUMMARY+=("FAIL  $name (exit $rc) $took"); FAILED=1
   fi
   tail -n 12 "$part_log" | sed 's/^/    /'
   rm -f "$part_log"
