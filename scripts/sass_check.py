@@ -306,10 +306,10 @@ def check_kernel(code, loads, load_bytes):
                         f"before the block has written it")
     short = [r for r in runs if r < loads]
     if short and late and set(late) == set(reused) and max(runs) == loads:
-        notes.append(f"a side stores to shared memory after as few as {min(short)} of its "
-                     f"{loads} loads, under a predicate register that it then needs for a later "
-                     f"load's check; {len(late)} load instruction(s) wait for an earlier load "
-                     f"(at {', '.join(hex(x) for x in late[:4])})")
+        notes.append(f"a side issues at most {min(short)} of its {loads} loads before its first "
+                     f"shared store, a store under a predicate register that it then needs for a "
+                     f"later load's check; {len(late)} load instruction(s) wait for an earlier "
+                     f"load (at {', '.join(hex(x) for x in late[:4])})")
     elif short:
         problems.append(f"a side of the kernel issues at most {min(short)} of its {loads} "
                         f"loads before a shared store")
