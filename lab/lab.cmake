@@ -30,7 +30,7 @@ set(TT_LAB_EXERCISES 02-naive 03-shared 04-padding 05-multi-element 06-float4 07
                      08-diagonal)
 set(TT_LAB_FILE_02-naive naive.cu)
 set(TT_LAB_FILE_03-shared shared.cu)
-set(TT_LAB_FILE_04-padding padding.cu)
+set(TT_LAB_FILE_04-padding padding.cuh)
 set(TT_LAB_FILE_05-multi-element multi_element.cu)
 set(TT_LAB_FILE_06-float4 float4.cu)
 set(TT_LAB_FILE_07-swizzle swizzle.hpp)
@@ -128,8 +128,9 @@ if(TT_LAB)
 endif()
 
 # The hook of tt_add_step (steps/CMakeLists.txt): in a lab build, the step's library compiles
-# the generated copy of its exercise's file, and finds the generated headers (07's swizzle.hpp,
-# 08's diagonal.hpp) before the steps' own.
+# the generated copy of its exercise's file, and finds the generated headers (04's
+# padding.cuh, 07's swizzle.hpp, 08's diagonal.hpp) before the steps' own: a later step that
+# includes one (05, 08) runs the student's own earlier answer.
 function(tt_lab_step id lib)
   if(NOT TT_LAB)
     return()

@@ -92,7 +92,8 @@ const std::vector<Exercise>& exercises() {
         "the model answer measured 93.6% on an H100 and 86.0% on an H200; one element a "
         "thread, 55.3% on the H100",
         ""},
-       {2, 1, 3, 2, 2}},
+       {2, 1, 3, 2, 2},
+       "04-padding"},  // its tile is step 04's: it runs your tile_slot()
       {"06-float4",
        "16-byte moves: the tile slots of a vector's elements, on the way in and out",
        "the tile slots in Moves' load() and store()",

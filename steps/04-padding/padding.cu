@@ -1,8 +1,8 @@
 // Step 04: pad the tile by one column.
 //
-// What changed since 03: tile_slot(), the place of a tile element in shared memory, so that
-// a warp's column read no longer falls in one bank (how and why: the comment inside its
-// region below, and docs/04-padding.md). The moves and the kernel are step 03's, with the
+// What changed since 03: tile_slot() (padding.cuh), the place of a tile element in shared
+// memory, so that a warp's column read no longer falls in one bank (how and why: the comment
+// inside its region, and docs/04-padding.md). The moves and the kernel are step 03's, with the
 // tile side as a template parameter so that a 16 x 16 tile can be tried too.
 //
 // Expected effect: the shared reads drop from 32 wavefronts to 1 (docs/04-padding.md
@@ -13,29 +13,15 @@
 
 #include "04-padding/padding.hpp"
 
+#include "04-padding/padding.cuh"
 #include "tiled.hpp"
 
 namespace step04 {
 
 using tt::Coord;
 
-// --- The work: step 03's moves; only the slot of a tile element changed. ----------------
-
-// LAB BEGIN 04-padding
-// Each tile row is TILE + 1 elements long in shared memory, so for TILE = 32 tile(r, c) is
-// word 33 r + c and lives in bank (r + c) mod 32: the 32 elements of a column land in 32
-// different banks. A row stride of 33 is coprime with 32, so r -> 33 r mod 32 is a
-// permutation and a column read is conflict-free. The price is one unused column: 32 x 33
-// words for 32 x 32 elements (3% more shared memory). A 16 x 16 tile padded to 16 x 17 is
-// NOT conflict-free: a warp then covers two tile rows (or two columns) at once, 17 words
-// apart, and lane 31 lands in bank 0 beside lane 0: a 2-way conflict on both the row store
-// and the column read (run --variant pad-16x17 --explain).
-/// Shared-memory slot of tile element (r, c): rows of TILE + 1 elements (one of padding).
-template <int TILE>
-TT_HD constexpr int tile_slot(int r, int c) {
-  return r * (TILE + 1) + c;
-}
-// LAB END
+// --- The work: step 03's moves; only the slot of a tile element changed (tile_slot(), in
+// padding.cuh, where step 05 finds it too). -------------------------------------------------
 
 /// One TILE x TILE tile a block of TILE x TILE threads, one element a thread each way.
 template <int TILE, typename T>

@@ -27,6 +27,7 @@
 
 #include <string>
 
+#include "04-padding/padding.cuh"
 #include "tiled.hpp"
 
 namespace step05 {
@@ -37,9 +38,9 @@ constexpr int kTile = 32;  ///< Tile side in elements; the block is kTile x ROWS
 
 // --- The work: step 04's moves, pass by pass. ---------------------------------------------
 
-/// Shared-memory slot of tile element (r, c): rows of kTile + 1 elements, as in step 04.
+/// Shared-memory slot of tile element (r, c): step 04's (04-padding/padding.cuh).
 TT_HD constexpr int tile_slot(int r, int c) {
-  return r * (kTile + 1) + c;
+  return step04::tile_slot<kTile>(r, c);
 }
 
 /// ROWS: thread rows a block; each thread makes kTile / ROWS moves each way.

@@ -1,6 +1,6 @@
 # A student's copy of a step's file, edited outside its regions: the region check must warn
 # (the build takes only the regions) and still pass; the unedited copy must give no warning.
-#   cmake -DTOOL=lab-regions -DSOLUTION=steps/04-padding/padding.cu -DWORK=dir -P outside_edit.cmake
+#   cmake -DTOOL=lab-regions -DSOLUTION=steps/04-padding/padding.cuh -DWORK=dir -P outside_edit.cmake
 file(READ "${SOLUTION}" text)
 file(MAKE_DIRECTORY "${WORK}")
 file(WRITE "${WORK}/copy.cu" "// Lab exercise, your copy.\n\n${text}")
