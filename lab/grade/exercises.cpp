@@ -114,7 +114,8 @@ const std::vector<Exercise>& exercises() {
         75.0,
         "the model answer measured 93.7% on an H100 and 86.3% on an H200",
         ""},
-       {3, 3, 0, 2, 2}},
+       {3, 3, 0, 2, 2},
+       "04-padding"},  // its padded tile is step 04's: it runs your tile_slot()
       {"07-swizzle",
        "an XOR-swizzled dense tile: 16-byte shared stores and conflict-free gathers",
        "swizzle()",

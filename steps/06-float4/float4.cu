@@ -31,6 +31,7 @@
 
 #include "06-float4/float4.hpp"
 
+#include "04-padding/padding.cuh"
 #include "06-float4/float4.cuh"
 #include "tiled.hpp"
 
@@ -43,10 +44,11 @@ constexpr int kThreads = 256;  ///< Threads a block, as in step 05's default.
 
 // --- The work. ----------------------------------------------------------------------------
 
-/// Shared-memory slot of tile element (r, c): 33 elements a row when PADDED, else 32.
+/// Shared-memory slot of tile element (r, c): step 04's padded slot when PADDED
+/// (04-padding/padding.cuh), else rows of 32 elements.
 template <bool PADDED>
 TT_HD constexpr int tile_slot(int r, int c) {
-  return r * (kTile + (PADDED ? 1 : 0)) + c;
+  return PADDED ? step04::tile_slot<kTile>(r, c) : r * kTile + c;
 }
 
 /// Thread (x, y) moves N consecutive elements (one instruction) at columns x N .. x N + N - 1
