@@ -6,8 +6,8 @@
 
 namespace lab {
 
-/// The moves of every graded variant on every awkward shape, float and double, on the CPU.
-void grade_emulated(const Exercise& ex, Part& part) {
+std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
+                                   const std::vector<tt::Shape>& shapes, bool far) {
   const tt::Step& step = step_of(ex);
   int pairs = 0, wrong = 0;
   for (const std::string& name : ex.variants) {
@@ -15,10 +15,10 @@ void grade_emulated(const Exercise& ex, Part& part) {
     for (tt::DType t : {f32, f64}) {
       if (!v.supports(t)) continue;
       ++pairs;
-      for (const tt::Shape& s : awkward_shapes()) {
+      for (const tt::Shape& s : shapes) {
         tt::Problems problems;
         try {
-          problems = v.emulate(problem(step, s, t), false);
+          problems = v.emulate(problem(step, s, t), far);
         } catch (const std::exception& e) {
           problems = {std::string("the harness refused it: ") + e.what()};
         }
@@ -34,6 +34,12 @@ void grade_emulated(const Exercise& ex, Part& part) {
     }
   }
   part.verdict = wrong == 0 ? Verdict::passed : Verdict::failed;
+  return {pairs, wrong};
+}
+
+/// The moves of every graded variant on every awkward shape, float and double, on the CPU.
+void grade_emulated(const Exercise& ex, Part& part) {
+  const auto [pairs, wrong] = emulate_graded(ex, part, awkward_shapes(), false);
   if (wrong > 0)
     part.notes.insert(part.notes.begin(),
                       std::to_string(wrong) + " of " + std::to_string(pairs) +

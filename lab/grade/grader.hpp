@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "registry.hpp"
@@ -115,6 +116,13 @@ Command run_command(const std::string& command);
 /// running executable, so that a build copied to another machine (scripts/pack-build.sh) finds
 /// its own programs.
 std::string build_dir();
+
+/// The moves of every graded variant of @p ex on @p shapes, float and double, emulated on the
+/// CPU (Variant::emulate; @p far: the corner and middle blocks alone, without the matrix).
+/// Notes the first wrong shape of each variant and type, sets the verdict, and returns the
+/// variants and types tried and the wrong ones (emulated.cpp; the parts emulated and large).
+std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
+                                   const std::vector<tt::Shape>& shapes, bool far);
 
 // The graded parts, one file each.
 void grade_emulated(const Exercise& ex, Part& part);  // emulated.cpp
