@@ -123,10 +123,16 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
       ->excludes(cols);
   std::string dtype = "float";
   app.add_option("-t,--dtype", dtype, "Element type")->check(CLI::IsMember({"float", "double"}));
-  app.add_option("--warmup", o.warmup, "Untimed launches before timing")
-      ->check(whole_number(0, 100000));
-  app.add_option("--reps", o.reps, "Timed launches (median, min and max are reported)")
-      ->check(whole_number(1, 100000));
+  auto* warmup = app.add_option("--warmup", o.warmup, "Untimed launches before timing")
+                    ->check(whole_number(0, 100000));
+  auto* reps = app.add_option("--reps", o.reps, "Timed launches (median, min and max are reported)")
+                   ->check(whole_number(1, 100000));
+  bool once = false;
+  app.add_flag("--once", once,
+               "Launch each variant once and verify it, untimed: one launch a variant, for a "
+               "profiler (ncu) or compute-sanitizer")
+      ->excludes(warmup)
+      ->excludes(reps);
   auto* variant = app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
   std::string block;
   std::ostringstream def;
@@ -171,6 +177,7 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
     if (opt->count() > 0 && !o.explain)
       throw UsageError(opt->get_name() + " chooses what --explain shows: it needs --explain");
   o.compare = !no_compare;
+  if (once) o.warmup = o.reps = 0;  // RunConfig: no timed launch, only the verified first one
   // Given but empty ("--block ''") is refused like any other malformed value.
   if (block_option->count() > 0 && !step.takes_block)
     throw UsageError("--block: " + step.id +

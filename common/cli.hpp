@@ -22,7 +22,7 @@ struct Options {
   Shape shape{8192, 8192};          ///< Input matrix; the default is well above a 50 MB L2.
   DType dtype = DType::f32;         ///< --dtype float|double
   int warmup = 10;                  ///< --warmup launches before timing
-  int reps = 50;                    ///< --reps timed launches (one event pair each)
+  int reps = 50;                    ///< --reps timed launches (one event pair each); 0: --once
   std::string variant;              ///< --variant NAME|all (empty: the step's default)
   std::optional<BlockShape> block;  ///< --block BXxBY (steps that take it)
   Format format = Format::text;     ///< --format text|csv|json (svg: with --explain)

@@ -45,10 +45,12 @@ std::string format_table(const std::vector<Result>& results) {
   bool any_l2 = false;
   for (const auto& r : results) {
     const std::string name = r.step + "/" + r.variant;
+    const bool timed = r.stats.samples > 0;  // --once: launched and verified, not timed
+    const auto shown = [&](double v, int digits) { return timed ? fixed(v, digits) : "-"; };
     os << std::left << std::setw(32) << name << std::setw(8) << (r.block.empty() ? "-" : r.block)
-       << std::right << std::setw(11) << fixed(r.stats.median_ms, 4) << std::setw(10)
-       << fixed(r.stats.min_ms, 4) << std::setw(10) << fixed(r.stats.max_ms, 4) << std::setw(9)
-       << fixed(r.gbps, 0) << std::setw(8) << fixed(r.pct_peak, 1) << std::setw(8)
+       << std::right << std::setw(11) << shown(r.stats.median_ms, 4) << std::setw(10)
+       << shown(r.stats.min_ms, 4) << std::setw(10) << shown(r.stats.max_ms, 4) << std::setw(9)
+       << shown(r.gbps, 0) << std::setw(8) << shown(r.pct_peak, 1) << std::setw(8)
        << pct(r.pct_copy) << std::setw(9) << pct(r.pct_cublas) << "  "
        << (r.verified ? "ok" : "WRONG") << (r.fits_l2 ? " (L2)" : "") << "\n";
     any_l2 = any_l2 || r.fits_l2;

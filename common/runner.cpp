@@ -151,15 +151,17 @@ std::vector<Result> measure_typed(const DeviceInfo& dev, const Problem& pb,
     bool ok = check("first run");
 
     Result r;
-    r.stats = time_launches(launch, cfg.warmup, cfg.reps, stream);
-    ok = check("after the timed runs") && ok;
+    if (cfg.reps > 0) {  // with --once, the first run is the only one
+      r.stats = time_launches(launch, cfg.warmup, cfg.reps, stream);
+      ok = check("after the timed runs") && ok;
+    }
 
     r.step = selected[i].step->id;
     r.variant = v.name;
     r.block = block_text(plan, v);
     r.dtype = pb.dtype;
     r.shape = pb.shape;
-    r.gbps = effective_gbps(pb.shape.count(), sizeof(T), r.stats.median_ms);
+    r.gbps = effective_gbps(pb.shape.count(), sizeof(T), r.stats.median_ms);  // 0 if untimed
     r.pct_peak = 100.0 * r.gbps / peak;
     r.verified = ok;
     r.fits_l2 = 2.0 * static_cast<double>(n) * sizeof(T) <= static_cast<double>(dev.l2_bytes);
@@ -456,8 +458,12 @@ int run_step(const Step& step, int argc, char** argv) {
     if (o.format == Format::text) {
       std::cout << step.id << ": " << step.title << "\n" << describe(dev) << "\n";
       std::cout << "Matrix " << o.shape.rows << " x " << o.shape.cols << " " << dtype_name(o.dtype)
-                << ", " << o.warmup << " warm-up + " << o.reps
-                << " timed launches each (median, min, max)\n\n";
+                << ", ";
+      if (o.reps > 0)
+        std::cout << o.warmup << " warm-up + " << o.reps
+                  << " timed launches each (median, min, max)\n\n";
+      else
+        std::cout << "one untimed launch each (--once)\n\n";
     }
     std::ostringstream failures;
     std::vector<Result> results = measure(dev, pb, selected, {o.warmup, o.reps}, failures);

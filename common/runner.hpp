@@ -28,7 +28,8 @@ struct Selected {
 struct RunConfig {
   /// Untimed launches before timing.
   int warmup = 10;
-  /// Timed launches, one event pair each.
+  /// Timed launches, one event pair each. 0: none (--once): each variant is launched once,
+  /// verified and reported untimed.
   int reps = 50;
 };
 

@@ -80,7 +80,7 @@ def command(job):
     exe, name, dtype, rows, cols = job
     variant = name.split("/", 1)[1]
     return [exe, "--variant", variant, "--dtype", dtype, "--rows", rows, "--cols", cols,
-            "--no-compare", "--warmup", "0", "--reps", "1"]
+            "--no-compare", "--once"]
 
 
 def main():

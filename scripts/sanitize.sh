@@ -2,7 +2,7 @@
 # compute-sanitizer over every program of the course, for any machine with a CUDA GPU:
 #   scripts/sanitize.sh BUILD_DIR [OUT_DIR]
 # Under each of memcheck, racecheck, synccheck and initcheck it runs
-#   - every step program (02 onwards) with --variant all --no-compare --warmup 0 --reps 1,
+#   - every step program (02 onwards) with --variant all --no-compare --once,
 #     on 1 x 1, 31 x 33, 257 x 1031, 1 x 4099 and 4099 x 1 (the scalar paths) and on 64 x 64
 #     and 132 x 100 (rows of whole 16-byte vectors: the 16-byte paths of 06-08, whole and
 #     partial tiles), in float and double,
@@ -81,7 +81,7 @@ for dir in "$BUILD"/steps/[0-9][0-9]-*/; do
   PROGRAMS+=("$step")
   for shape in 1x1 31x33 257x1031 1x4099 4099x1 64x64 132x100; do
     for dtype in float double; do
-      RUNS+=("$step|${step}_${shape}_$dtype|$dir$step|--variant|all|--no-compare|--warmup|0|--reps|1|--rows|${shape%x*}|--cols|${shape#*x}|--dtype|$dtype")
+      RUNS+=("$step|${step}_${shape}_$dtype|$dir$step|--variant|all|--no-compare|--once|--rows|${shape%x*}|--cols|${shape#*x}|--dtype|$dtype")
     done
   done
 done

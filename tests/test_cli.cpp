@@ -77,6 +77,16 @@ TEST_CASE("good command lines", "[cli]") {
   CHECK_FALSE(parse(step02::step(), {"--help"}));  // help printed, nothing to run
 }
 
+TEST_CASE("--once: one untimed launch a variant, for a profiler", "[cli]") {
+  const auto o = parse(step02::step(), {"--once", "--variant", "all"});
+  REQUIRE(o);
+  CHECK(o->warmup == 0);
+  CHECK(o->reps == 0);  // RunConfig's 'no timed launch'
+  CHECK(error_of(step02::step(), {"--once", "--reps", "3"}).find("excludes") != std::string::npos);
+  CHECK(error_of(step02::step(), {"--once", "--warmup", "3"}).find("excludes") !=
+        std::string::npos);
+}
+
 TEST_CASE("bad values name the flag and the problem", "[cli]") {
   const auto& s = step02::step();
   CHECK(error_of(s, {"--rows", "abc"}).find("'abc' is not a whole number") != std::string::npos);

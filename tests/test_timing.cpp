@@ -1,6 +1,7 @@
 // Statistics and bandwidth arithmetic: the numbers every table is made of.
 #include "catch.hpp"
 #include "device.hpp"
+#include "report.hpp"
 #include "timing.hpp"
 
 TEST_CASE("median, min and max of odd and even sample counts", "[timing]") {
@@ -27,4 +28,18 @@ TEST_CASE("theoretical peak from memory clock and bus width", "[timing]") {
   CHECK(tt::peak_bandwidth_gbps(2619000, 5120) == Approx(3352.32));
   CHECK(tt::cuda_version_string(13000) == "13.0");
   CHECK(tt::cuda_version_string(12080) == "12.8");
+}
+
+TEST_CASE("an untimed result (--once) shows no time and no bandwidth", "[timing]") {
+  tt::Result r;
+  r.step = "02-naive";
+  r.variant = "read-coalesced";
+  r.shape = {64, 64};
+  r.verified = true;
+  const std::string untimed = tt::format_table({r});
+  CHECK(untimed.find("0.0000") == std::string::npos);  // no time of zero printed as a time
+  CHECK(untimed.find(" - ") != std::string::npos);
+  r.stats = tt::summarize({0.5});
+  r.gbps = tt::effective_gbps(64 * 64, 4, 0.5);
+  CHECK(tt::format_table({r}).find("0.5000") != std::string::npos);
 }
