@@ -6,7 +6,7 @@ occupancy, registers, L2 sectors, and where warps stall.
 The kernels are the ones `course/bench --list` names for the headline part at the given
 sizes and types (every step's headline variant and the references, the copy kernel and
 cuBLAS; cudaMemcpy launches no kernel of its own to profile). Each is profiled on one launch
-of its step program (`--warmup 0 --reps 1 --no-compare`), the clocks left alone.
+of its step program (`--once --no-compare`), the clocks left alone.
 
 The metrics are taken from a list of candidates, keeping those this GPU's Nsight Compute
 knows (`ncu --query-metrics`); the ones it does not know are named in the output, so that a

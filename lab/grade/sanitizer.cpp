@@ -59,7 +59,7 @@ void grade_sanitizer(const Exercise& ex, Part& part) {
     return;
   }
   const Command probe =
-      run_command("\"" + program + "\" --size 1 --warmup 0 --reps 1 --no-compare");
+      run_command("\"" + program + "\" --size 1 --once --no-compare");
   if (probe.code == 3 || probe.code == 127 || probe.code == -1) {
     part.verdict = Verdict::skipped;
     note(part, probe.code == 3 ? "no CUDA device" : "the step's program did not run: " + program);
@@ -77,7 +77,7 @@ void grade_sanitizer(const Exercise& ex, Part& part) {
           "\"" + tool + "\" --tool " + run.check + " --error-exitcode " +
           std::to_string(kReported) + " --print-limit 4 \"" + program + "\" --variant " + name +
           " --dtype " + run.dtype + " --rows " + std::to_string(s.rows) + " --cols " +
-          std::to_string(s.cols) + " --warmup 0 --reps 1 --no-compare");
+          std::to_string(s.cols) + " --once --no-compare");
       std::smatch m;
       const bool reported = c.code == kReported || std::regex_search(c.output, m, errors);
       if (c.code == 0 && !reported) continue;
