@@ -77,7 +77,7 @@ TEST_CASE("good command lines", "[cli]") {
   CHECK_FALSE(parse(step02::step(), {"--help"}));  // help printed, nothing to run
 }
 
-TEST_CASE("--once: one untimed launch a variant, for a profiler", "[cli]") {
+TEST_CASE("one untimed launch a variant (--once), for a profiler", "[cli]") {
   const auto o = parse(step02::step(), {"--once", "--variant", "all"});
   REQUIRE(o);
   CHECK(o->warmup == 0);
