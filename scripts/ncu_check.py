@@ -277,16 +277,13 @@ def parse_source(text):
 
 
 def profile_to(ncu, exe, variant, shape_args, dtype, report_file):
-    """Profiles the kernels of `exe --variant VARIANT --once` (the metrics and the source
-    counters) into @p report_file.ncu-rep: the part that needs the GPU. --once launches each
-    variant once, so with --variant all the report holds one kernel a variant, in the order
-    the program lists them; with one variant, only its first launch is profiled."""
+    """Profiles the one launch of `exe --variant VARIANT --once` (the metrics and the source
+    counters) into @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
                      | set(L1_WAVEFRONTS.values()))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--once"] + shape_args
-    limit = ["--launch-count", "1"] if variant != "all" else []
-    r = run([ncu, "--clock-control", "none", *limit, "--section", "SourceCounters", "--metrics",
-             ",".join(metrics), "--export", report_file, *target])
+    r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
+             "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
     if r.returncode != 0 or not os.path.exists(report_file + ".ncu-rep"):
         raise RuntimeError(f"ncu failed on {' '.join(target)}:\n{r.stderr}\n{r.stdout}")
 
@@ -306,67 +303,33 @@ def parse_kernels(text):
     return [kernels[i] for i in sorted(kernels)]
 
 
-def split_source(text):
-    """The source page of a report of several kernels, one text a kernel, in the report's
-    order: each kernel's table follows a line that starts with "Kernel Name"."""
-    parts, current = [], None
-    for line in text.splitlines(keepends=True):
-        if line.startswith('"Kernel Name"'):
-            current = []
-            parts.append(current)
-        elif current is not None:
-            current.append(line)
-    return ["".join(p) for p in parts]
-
-
 def launch_text(v):
     return f"({v[0]}, {v[1]}, {v[2]})"
 
 
-def read_report(ncu, report_file, plans):
-    """[(measured, per_instruction, dram)] of a report of profile_to(), one a kernel, checked
-    against @p plans (the descriptions of the variants it ran, in order): as many kernels as
-    plans, each with the block and grid of its plan. Raises RuntimeError otherwise. Reads the
-    details page and the source page (CPU only, so it runs beside the next profile)."""
+def read_report(ncu, report_file, plan):
+    """(measured, per_instruction, dram) from a report of profile_to(), checked against
+    @p plan, the description of the variant it ran: one kernel, with the plan's block and
+    grid (RuntimeError otherwise). Reads the details page and the source page (CPU only, so
+    it runs beside the next profile)."""
     read = [ncu, "--import", report_file + ".ncu-rep", "--csv", "--print-units", "base"]
     kernels = parse_kernels(run(read + ["--page", "details"]).stdout)
-    if len(kernels) != len(plans):
-        raise RuntimeError(f"{report_file}: {len(kernels)} kernel(s) profiled, "
-                           f"{len(plans)} variant(s) run")
-    for (launch, values), plan in zip(kernels, plans):
-        want = (launch_text(plan["block"]), launch_text(plan["grid"]))
-        if launch != want or not values:
-            raise RuntimeError(f"{report_file}: a kernel of block and grid {launch} where "
-                               f"{plan['variant']} launches {want}")
+    want = (launch_text(plan["block"]), launch_text(plan["grid"]))
+    if len(kernels) != 1 or kernels[0][0] != want or not kernels[0][1]:
+        raise RuntimeError(f"{report_file}: {[k[0] for k in kernels]} profiled, where "
+                           f"{plan['variant']} launches one kernel of block and grid {want}")
+    values = kernels[0][1]
     source = run(read + ["--page", "source", "--print-source", "sass"])
-    texts = split_source(source.stdout) if source.returncode == 0 else []
-    if len(texts) != len(kernels):
-        raise RuntimeError(f"{report_file}: the source page holds {len(texts)} kernel(s), "
-                           f"the details page {len(kernels)}")
-    out = []
-    for (_, values), text in zip(kernels, texts):
-        measured = {}
-        for k in KINDS:
-            inst, req, cost = METRICS[k]
-            measured[k] = {"instructions": values.get(inst, 0.0),
-                           "requests": values.get(req) if req else None,
-                           "cost": values.get(cost, 0.0),
-                           "l1": values.get(L1_WAVEFRONTS[k]) if k in L1_WAVEFRONTS else None}
-        dram = {m: values.get(m, float("nan")) for m in DRAM}
-        out.append((measured, parse_source(text), dram))
-    return out
-
-
-def profile_each(ncu, batch, shape, report_file):
-    """Profiles a batch (exe, variant argument, [(job index, plan)], dtype) a variant at a
-    time: [(job index, (measured, per_instruction, dram))]."""
-    exe, _, members, dtype = batch
-    out = []
-    for n, (i, plan) in enumerate(members):
-        one = f"{report_file}-{n}"
-        profile_to(ncu, exe, plan["variant"], shape, dtype, one)
-        out.append((i, read_report(ncu, one, [plan])[0]))
-    return out
+    per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
+    measured = {}
+    for k in KINDS:
+        inst, req, cost = METRICS[k]
+        measured[k] = {"instructions": values.get(inst, 0.0),
+                       "requests": values.get(req) if req else None,
+                       "cost": values.get(cost, 0.0),
+                       "l1": values.get(L1_WAVEFRONTS[k]) if k in L1_WAVEFRONTS else None}
+    dram = {m: values.get(m, float("nan")) for m in DRAM}
+    return measured, per_instruction, dram
 
 
 def elements(shape):
@@ -415,44 +378,19 @@ def main():
             continue
         variants = [l.split(":")[0].split(" ")[0] for l in listing.stdout.splitlines() if ":" in l]
         jobs += [(exe, name, variant, dtype) for variant in variants for dtype in a.dtype]
-    # The descriptions (CPU only) run four at a time. Each program then runs under Nsight
-    # Compute once a type, every variant launched once (--once), when every variant it runs
-    # has a description (a step); a program with library calls (the references) runs one
-    # variant at a time. The reading of each report (CPU only) runs beside the next profile.
+    # The GPU profiles one kernel at a time (--once: the variant's only launch); the
+    # descriptions and the reading of the reports (CPU only) run beside it.
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         plans = [pool.submit(description, exe, variant, shape, dtype)
                  for exe, _, variant, dtype in jobs]
-        batches = {}
-        for i, (exe, name, variant, dtype) in enumerate(jobs):
-            plan = plans[i].result()
-            if plan:  # not an unsupported type, a library call, ...
-                batches.setdefault((exe, dtype), []).append((i, plan))
-        ordered = []  # (exe, variant argument, [(job index, plan)], dtype)
-        for (exe, dtype), members in batches.items():
-            if os.path.basename(os.path.dirname(os.path.dirname(exe))) == "steps" \
-                    and len(members) > 1:
-                ordered.append((exe, "all", members, dtype))
-            else:
-                ordered += [(exe, plan["variant"], [(i, plan)], dtype) for i, plan in members]
-        reads = []
-        for n, batch in enumerate(ordered):
-            report_file = os.path.join(tmp, f"profile{n}")
-            profile_to(a.ncu, batch[0], batch[1], shape, batch[3], report_file)
-            reads.append(pool.submit(read_report, a.ncu, report_file,
-                                     [p for _, p in batch[2]]))
-        results = {}
-        for n, (batch, future) in enumerate(zip(ordered, reads)):
-            try:
-                results.update(zip([i for i, _ in batch[2]], future.result()))
-            except RuntimeError as e:
-                if len(batch[2]) == 1:
-                    raise
-                # The report does not match the variants kernel for kernel: once a variant.
-                print(f"note: {e}; profiling {os.path.basename(batch[0])} {batch[3]} a "
-                      f"variant at a time", file=sys.stderr)
-                results.update(profile_each(a.ncu, batch, shape,
-                                            os.path.join(tmp, f"again{n}")))
+        reads = {}
+        for i, ((exe, _, variant, dtype), plan) in enumerate(zip(jobs, plans)):
+            if plan.result():  # not an unsupported type, a library call, ...
+                report_file = os.path.join(tmp, f"profile{i}")
+                profile_to(a.ncu, exe, variant, shape, dtype, report_file)
+                reads[i] = pool.submit(read_report, a.ncu, report_file, plan.result())
+        results = {i: future.result() for i, future in reads.items()}
         for i in sorted(results):
             exe, name, variant, dtype = jobs[i]
             plan = plans[i].result()

@@ -143,11 +143,9 @@ values = nc.parse_raw(raw)
 check(values.get("smsp__sass_inst_executed_op_shared_ld.sum") == 1024.0
       and values.get("dram__bytes_read.sum") == 2048.0, f"raw CSV read: {values}")
 
-# 6. A report of several kernels (one a variant, --variant all --once): the details page is
-#    read kernel by kernel, in order, and each kernel must have its plan's block and grid;
-#    the source page is cut at each "Kernel Name" line. A report with a kernel too many or
-#    too few, or one launched with another grid, is refused (ncu_check then profiles the
-#    variants one at a time).
+# 6. The details page is read kernel by kernel, and a report must hold one kernel, launched
+#    with the block and grid of the variant's plan: a report of another kernel, or of two,
+#    is refused rather than compared.
 head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
         '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
         '"Metric Value"\n')
@@ -158,49 +156,42 @@ def details_row(kid, block, grid, metric, value):
             f'"Command line profiler metrics","{metric}","inst","{value}"\n')
 
 
-two = [dict(plan, variant="a", block=[32, 8, 1], grid=[8, 8, 1]),
-       dict(plan, variant="b", block=[32, 32, 1], grid=[4, 4, 1])]
+one = dict(plan, variant="a", block=[32, 8, 1], grid=[8, 8, 1])
 details = ("==PROF== Connected\n" + head
            + details_row(0, "(32, 8, 1)", "(8, 8, 1)", "dram__bytes_read.sum", "1,000")
-           + details_row(0, "(32, 8, 1)", "(8, 8, 1)", "smsp__sass_inst_executed_op_global_ld.sum", "7")
-           + details_row(1, "(32, 32, 1)", "(4, 4, 1)", "dram__bytes_read.sum", "2,000"))
-kernels = nc.parse_kernels(details)
+           + details_row(0, "(32, 8, 1)", "(8, 8, 1)", "smsp__sass_inst_executed_op_global_ld.sum",
+                         "7"))
+second = details_row(1, "(32, 32, 1)", "(4, 4, 1)", "dram__bytes_read.sum", "2,000")
+kernels = nc.parse_kernels(details + second)
 check([k[0] for k in kernels] == [("(32, 8, 1)", "(8, 8, 1)"), ("(32, 32, 1)", "(4, 4, 1)")]
       and kernels[0][1]["dram__bytes_read.sum"] == 1000.0
       and kernels[1][1]["dram__bytes_read.sum"] == 2000.0, f"kernels read in order: {kernels}")
-table = ('"Address","Source","Instructions Executed","Thread Instructions Executed",'
-         '"Predicated-On Thread Instructions Executed","L1 Wavefronts Shared"\n'
-         '"0x10","LDS R2, [R3]","64","2048","2048","64"\n')
-source_page = ('"Kernel Name","k0",\n' + table + '"Kernel Name","k1",\n' + table)
-check(len(nc.split_source(source_page)) == 2
-      and all(nc.parse_source(t) for t in nc.split_source(source_page)),
-      "the source page of two kernels is cut into two tables, each readable")
+table = ('"Kernel Name","k0",\n"Address","Source","Instructions Executed",'
+         '"Thread Instructions Executed","Predicated-On Thread Instructions Executed",'
+         '"L1 Wavefronts Shared"\n"0x10","LDS R2, [R3]","64","2048","2048","64"\n')
 
 
-def fake_run(details_text, source_text):
-    pages = {"details": details_text, "source": source_text}
+def fake_run(details_text):
+    pages = {"details": details_text, "source": table}
     return lambda cmd: subprocess.CompletedProcess(cmd, 0, pages[cmd[cmd.index("--page") + 1]], "")
 
 
 saved = nc.run
 try:
-    nc.run = fake_run(details, source_page)
-    got = nc.read_report("ncu", "r", two)
-    check(len(got) == 2 and got[1][2]["dram__bytes_read.sum"] == 2000.0,
-          f"a matching report of two kernels is read: {len(got)}")
-    for what, bad_plans in [("a kernel too many", two[:1]), ("a kernel too few", two + two[:1]),
-                            ("another grid", [two[0], dict(two[1], grid=[5, 4, 1])])]:
+    nc.run = fake_run(details)
+    measured, per_instruction, dram = nc.read_report("ncu", "r", one)
+    check(dram["dram__bytes_read.sum"] == 1000.0
+          and measured[("global", "load")]["instructions"] == 7.0 and per_instruction,
+          "the report of the variant's kernel is read")
+    for what, text, p in [("two kernels", details + second, one),
+                          ("another grid", details, dict(one, grid=[5, 4, 1])),
+                          ("no kernel", head, one)]:
+        nc.run = fake_run(text)
         try:
-            nc.read_report("ncu", "r", bad_plans)
-            check(False, f"a report with {what} is refused")
+            nc.read_report("ncu", "r", p)
+            check(False, f"a report of {what} is refused")
         except RuntimeError:
             pass
-    nc.run = fake_run(details, '"Kernel Name","k0",\n' + table)
-    try:
-        nc.read_report("ncu", "r", two)
-        check(False, "a source page with fewer kernels than the details page is refused")
-    except RuntimeError:
-        pass
 finally:
     nc.run = saved
 
