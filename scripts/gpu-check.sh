@@ -196,7 +196,7 @@ if want ncu || want ncu-more || want counters; then
         --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
       part "ncu check 3001x5003" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 3001 \
         --cols 5003 --only 04-padding 05-multi-element 07-swizzle 08-diagonal 09-alignment \
-        --markdown "$OUT/ncu-3001x5003.md"
+        10-invariants --markdown "$OUT/ncu-3001x5003.md"
     fi
     if want counters; then
       # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
