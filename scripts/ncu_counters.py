@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Profiles the benchmark's headline kernels under Nsight Compute and tabulates what explains
 their speed on this GPU: time, DRAM bytes and throughput, achieved against theoretical
-occupancy, registers, L2 sectors, and where warps stall.
+occupancy, registers, L2 sectors, where warps stall, and the warp instructions executed with
+the share of cycles in which the schedulers issue one (a kernel whose schedulers are busy most
+cycles, its warps seldom waiting, is held back by its instructions: chapter 10).
 
 The kernels are the ones `course/bench --list` names for the headline part at the given
 sizes and types (every step's headline variant and the references, the copy kernel and
@@ -48,9 +50,12 @@ CANDIDATES = [
     ("stall mio throttle %", "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct"),
     ("stall short sb %", "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct"),
     ("stall drain %", "smsp__warp_issue_stalled_drain_per_warp_active.pct"),
+    ("warp instr M", "smsp__inst_executed.sum"),
+    ("issue active %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
 ]
 SCALE = {"gpu__time_duration.sum": 1e-3, "dram__bytes_read.sum": 1e-6,
-         "dram__bytes_write.sum": 1e-6}  # ns -> us, bytes -> MB
+         "dram__bytes_write.sum": 1e-6,
+         "smsp__inst_executed.sum": 1e-6}  # ns -> us, bytes -> MB, instructions -> millions
 
 
 def headline_jobs(build, sizes, dtypes, from_step):

@@ -46,8 +46,19 @@ could sustain counted as the transpose's GB/s are (each byte read is also writte
 flight allow when every resident thread keeps all its loads outstanding all the time, not a
 prediction of the kernel's speed.
 
+Every row also counts the instructions of the kernel's main path (main_path(): the path a
+thread of a whole, seam-free tile takes, straight code once the loops are unrolled), and
+divides them by the elements that thread stores: the instructions an element. With --sms S,
+--clock-mhz F and --copy-gbps C it adds the issue demand: the warp instructions each SM must
+issue a cycle for the kernel to move elements at the copy's rate C (each element counted as
+read and written, as GB/s are): C / (2 x element size) x instructions an element / 32 /
+(S x F). An SM issues at most 4 a cycle (one a scheduler), and fewer where its warps wait on
+each other; a kernel whose demand comes near that is held back by its instructions, not by
+the memory.
+
 Usage: scripts/sass_check.py BUILD_DIR [--cuobjdump PATH] [--arch sm_90] [--markdown FILE]
-                             [--latency-ns L --sms S [--copy-gbps C]] [--only PROGRAM ...]
+                             [--latency-ns L --sms S [--copy-gbps C]] [--clock-mhz F]
+                             [--only PROGRAM ...]
 Exit status: 0 every check passed, 1 a check failed, 77 nothing checked (no cuobjdump, or no
 program built for the architecture).
 """
@@ -287,6 +298,38 @@ def path_runs(code):
     return runs, sorted(late), sorted(reused), sorted(unsynced)
 
 
+def main_path(code):
+    """(instructions, stored bytes) of the path a whole tile's thread takes: from the first
+    instruction, every conditional branch not taken (the compiler lays out the check-free,
+    seam-free path of the course's tiled kernels as the fall-through) and every unconditional
+    one taken, to the first unconditional EXIT. Its instructions are what such a thread issues
+    (the loops are unrolled: the path is straight); stored bytes are its global stores'
+    widths added up, so instructions / (stored bytes / element size) is the instructions an
+    element. None when the walk meets a backward branch (a loop) or runs off the code."""
+    if code and isinstance(code[0], str):
+        code = [(4 * i, op) for i, op in enumerate(code)]
+    index = {addr: i for i, (addr, _) in enumerate(code)}
+    i, count, stored = 0, 0, 0
+    while 0 <= i < len(code):
+        text = code[i][1]
+        op = opcode(text)
+        count += 1
+        if op.startswith("STG"):
+            stored += width(op)
+        predicated = _predicate(text) is not None
+        if op.startswith("EXIT") and not predicated:
+            return count, stored
+        if op.startswith("BRA") and not predicated:
+            m = re.search(r"0x([0-9a-f]+)", text)
+            target = index.get(int(m.group(1), 16)) if m else None
+            if target is None or target <= i:
+                return None
+            i = target
+            continue
+        i += 1
+    return None
+
+
 def check_kernel(code, loads, load_bytes):
     """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
     load that no barrier separates from the shared stores before it, a side
@@ -372,6 +415,7 @@ def main():
     ap.add_argument("--latency-ns", type=float)
     ap.add_argument("--sms", type=int)
     ap.add_argument("--copy-gbps", type=float)
+    ap.add_argument("--clock-mhz", type=float, help="the SMs' clock, for the issue demand")
     ap.add_argument("--only", nargs="*", help="program names to check (default: every step)")
     a = ap.parse_args()
 
@@ -386,11 +430,15 @@ def main():
               "minimal, `pip install nvidia-cuda-cuobjdump` provides it): nothing checked")
         return SKIP
     model = a.latency_ns and a.sms
+    issue = a.sms and a.clock_mhz and a.copy_gbps
     head = ("| program | variant | type | shape | kernel | threads | regs | blocks/SM (limit) | "
             "loads a thread (description) | loads before the first shared store, by path "
             "(SASS) | loads after a shared store (SASS) | load bytes | bytes in flight a "
-            "thread | KiB in flight an SM |"
-            + (" Little's law GB/s (read + write) |" if model else "") + " ok |")
+            "thread | KiB in flight an SM | instructions a thread, main path (SASS) | "
+            "instructions an element |"
+            + (" Little's law GB/s (read + write) |" if model else "")
+            + (" warp instructions an SM cycle at the copy's rate |" if issue else "")
+            + " ok |")
     version = subprocess.run([cuobjdump, "--version"], capture_output=True,
                              text=True).stdout.strip().splitlines()
     lines = [f"SASS of {a.arch} ({version[-1] if version else 'cuobjdump'}); occupancy for "
@@ -440,6 +488,10 @@ def main():
                    f"{', '.join(map(str, runs)) or '-'} | "
                    f"{len(late) or '-'} | "
                    f"{plan['load_bytes']} | {per_thread} | {per_sm / 1024:.1f} |")
+            path = main_path(sass[mangled])
+            size = 4 if plan["dtype"] == "float" else 8
+            per_element = path[0] / (path[1] / size) if path and path[1] else None
+            row += (f" {path[0]} | {per_element:.1f} |" if per_element else " - | - |")
             if model:
                 # Each byte loaded is a byte stored: the transpose moves twice what is in
                 # flight, and its GB/s count reads and writes.
@@ -447,6 +499,12 @@ def main():
                 if a.copy_gbps:
                     gbps = min(gbps, a.copy_gbps)
                 row += f" {gbps:.0f} |"
+            if issue:
+                # Elements a second at the copy's rate, each one instructions / 32 warp
+                # instructions, shared by the SMs at their clock.
+                need = (a.copy_gbps * 1e9 / (2 * size) * per_element / 32
+                        / (a.sms * a.clock_mhz * 1e6)) if per_element else None
+                row += f" {need:.2f} |" if need else " - |"
             row += " yes |" if not problems else " NO |"
             lines.append(row)
             for p in problems:

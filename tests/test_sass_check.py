@@ -65,6 +65,17 @@ check(late == [0x20] and problems, f"a load after a shared store is found: {late
 nobar = ["LDG.E"] * 2 + ["STS", "STS", "LDS", "STG.E"]
 runs, late, problems, notes = sc.check_kernel(nobar, 2, 4)
 check(any("no barrier" in p for p in problems), f"a kernel without its barrier fails: {problems}")
+
+# The main path: fall through every conditional branch, take the unconditional ones, stop at
+# the first unconditional EXIT; its instructions and the bytes its global stores write.
+code = [(0x00, "ISETP.GE.AND P0, PT, R0, R1, PT"), (0x10, "@P0 BRA 0x50"),  # edge tiles at 0x50
+        (0x20, "LDG.E R2, desc[UR4][R4.64]"), (0x30, "STG.E desc[UR4][R6.64], R2"),
+        (0x40, "BRA 0x70"), (0x50, "LDG.E R2, desc[UR4][R4.64]"), (0x60, "EXIT"),
+        (0x70, "STG.E.128 desc[UR4][R6.64], R8"), (0x80, "EXIT")]
+check(sc.main_path(code) == (7, 20), f"main path: 7 instructions, 4 + 16 bytes stored: "
+      f"{sc.main_path(code)}")
+check(sc.main_path([(0x0, "NOP"), (0x10, "BRA 0x0")]) is None, "a loop has no main path")
+check(sc.main_path(["LDG.E", "STG.E", "EXIT"]) == (3, 4), "opcode lists: a straight path")
 runs, late, problems, notes = sc.check_kernel(["LDG.E"] * 2 + ["STS", "STS", "BAR.SYNC", "LDS",
                                                                "STG.E"], 2, 4)
 check(not problems, f"the same kernel with its barrier passes: {problems}")
