@@ -302,24 +302,46 @@ def main_path(code):
     """(instructions, stored bytes) of the path a whole tile's thread takes: from the first
     instruction, every conditional branch not taken (the compiler lays out the check-free,
     seam-free path of the course's tiled kernels as the fall-through) and every unconditional
-    one taken, to the first unconditional EXIT. Its instructions are what such a thread issues
-    (the loops are unrolled: the path is straight); stored bytes are its global stores'
-    widths added up, so instructions / (stored bytes / element size) is the instructions an
-    element. None when the walk meets a backward branch (a loop) or runs off the code."""
+    one taken, to the first unconditional EXIT. The path remembers what it assumed: a branch
+    "@P0 BRA" not taken means P0 is false, so a later "@P0" instruction is skipped and a
+    "@!P0" one runs, until an instruction writes P0 again; a predicate it knows nothing of is
+    taken as true where it first guards an instruction, so that the two arms of if-converted
+    code ("@P1 LDG ...; @!P1 LDG ...") are not both counted. Its instructions are what such a
+    thread issues (the loops are unrolled: the path is straight); stored bytes are its global
+    stores' widths added up, so instructions / (stored bytes / element size) is the
+    instructions an element. None when the walk meets a backward branch (a loop) or runs off
+    the code."""
     if code and isinstance(code[0], str):
         code = [(4 * i, op) for i, op in enumerate(code)]
     index = {addr: i for i, (addr, _) in enumerate(code)}
+    known = {}  # predicate register -> the value this path assumed
     i, count, stored = 0, 0, 0
     while 0 <= i < len(code):
         text = code[i][1]
         op = opcode(text)
+        pred = _predicate(text)
+        branch = op.startswith(("BRA", "EXIT"))
+        if pred and not branch:
+            reg, sense = pred
+            if reg not in known:
+                known[reg] = sense
+            if known[reg] != sense:
+                i += 1
+                continue  # the path skips it: its predicate is false here
         count += 1
+        if pred and branch:  # not taken: its predicate is false on this path
+            known[pred[0]] = not pred[1]
+            i += 1
+            continue
         if op.startswith("STG"):
             stored += width(op)
-        predicated = _predicate(text) is not None
-        if op.startswith("EXIT") and not predicated:
+        operands = re.sub(r"^@!?U?P\w+\s+", "", text).split(" ", 1)[1:]
+        if operands and not branch:
+            for reg in re.findall(r"\b(U?P\d)\b", operands[0].split(",")[0]):
+                known.pop(reg, None)  # written again: what the path knew of it is gone
+        if op.startswith("EXIT"):
             return count, stored
-        if op.startswith("BRA") and not predicated:
+        if op.startswith("BRA"):
             m = re.search(r"0x([0-9a-f]+)", text)
             target = index.get(int(m.group(1), 16)) if m else None
             if target is None or target <= i:

@@ -76,6 +76,14 @@ check(sc.main_path(code) == (7, 20), f"main path: 7 instructions, 4 + 16 bytes s
       f"{sc.main_path(code)}")
 check(sc.main_path([(0x0, "NOP"), (0x10, "BRA 0x0")]) is None, "a loop has no main path")
 check(sc.main_path(["LDG.E", "STG.E", "EXIT"]) == (3, 4), "opcode lists: a straight path")
+ifconv = ["ISETP.GE.AND P1, PT, R0, R1, PT", "@P1 LDG.E R2, desc[UR4][R4.64]",
+          "@!P1 LDG.E R2, desc[UR4][R6.64]", "STG.E desc[UR4][R8.64], R2", "EXIT"]
+check(sc.main_path(ifconv) == (4, 4), f"if-converted arms: one of the two loads counted: "
+      f"{sc.main_path(ifconv)}")
+known = [(0x0, "@P0 BRA 0x40"), (0x10, "@P0 STG.E desc[UR4][R8.64], R2"),
+         (0x20, "@!P0 STG.E.64 desc[UR4][R8.64], R2"), (0x30, "EXIT"), (0x40, "EXIT")]
+check(sc.main_path(known) == (3, 8), f"a branch not taken: its predicate is false after it: "
+      f"{sc.main_path(known)}")
 runs, late, problems, notes = sc.check_kernel(["LDG.E"] * 2 + ["STS", "STS", "BAR.SYNC", "LDS",
                                                                "STG.E"], 2, 4)
 check(not problems, f"the same kernel with its barrier passes: {problems}")
