@@ -29,7 +29,7 @@ set(TT_LAB_PROOF "" CACHE STRING
 set(TT_LAB_EXERCISES 02-naive 03-shared 04-padding 05-multi-element 06-float4 07-swizzle
                      08-diagonal)
 set(TT_LAB_FILE_02-naive naive.cu)
-set(TT_LAB_FILE_03-shared shared.cu)
+set(TT_LAB_FILE_03-shared shared.cuh)
 set(TT_LAB_FILE_04-padding padding.cuh)
 set(TT_LAB_FILE_05-multi-element multi_element.cu)
 set(TT_LAB_FILE_06-float4 float4.cu)

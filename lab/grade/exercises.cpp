@@ -47,7 +47,7 @@ const std::vector<Exercise>& exercises() {
        {4, 2, 0, 2, 2}},
       {"03-shared",
        "a 32 x 32 tile in shared memory, so that both global sides are coalesced",
-       "Tile's load() and store()",
+       "TileMoves' load() and store() (step 04 runs them too)",
        {"tile-32x32"},
        {{"tile-32x32", f32, global, load},
         {"tile-32x32", f32, global, store},
@@ -77,7 +77,8 @@ const std::vector<Exercise>& exercises() {
         "the model answer measured 55.8% on an H100 and 42.4% on an H200; step 03's layout, "
         "33.1% and 24.2%",
         ""},
-       {2, 4, 0, 2, 2}},
+       {2, 4, 0, 2, 2},
+       "03-shared"},  // its kernels run step 03's moves with this layout: they run your moves
       {"05-multi-element",
        "four elements a thread, all of its loads issued before its first shared store",
        "Multi's load() and store() (part 1), load_phase() (part 2)",

@@ -144,10 +144,13 @@ Graded grade(const Exercise& ex, const Selection& want) {
     bool explains = false;
     for (const Exercise& other : exercises()) {
       if (other.id != ex.depends) continue;
-      Part e = part("emulated", "", false, 0), s = part("swizzle", "", false, 0);
+      Part e = part("emulated", "", false, 0), s = part("swizzle", "", false, 0),
+           l = part("large", "", false, 0);
       grade_emulated(other, e);
+      grade_large(other, l);
       if (other.extra == "swizzle") grade_swizzle(s);
-      explains = e.verdict == Verdict::failed || s.verdict == Verdict::failed;
+      explains = e.verdict == Verdict::failed || s.verdict == Verdict::failed ||
+                 l.verdict == Verdict::failed;
     }
     if (explains)
       for (Part& p : g.parts)

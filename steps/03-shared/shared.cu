@@ -7,7 +7,8 @@
 // transpose itself happens inside shared memory, where a warp reads a tile *column*. A move
 // now has a tile slot as well as a global offset: load() says which input element a thread
 // reads and which slot it fills, store() which slot it reads and which output element it
-// writes. The block shape is fixed by the tile (32 x 32), so this step takes no --block.
+// writes (both in shared.cuh). The block shape is fixed by the tile (32 x 32), so this step
+// takes no --block.
 //
 // What to look for: shared memory has 32 banks of 4 bytes; word w is in bank w mod 32.
 // In a 32-wide float tile, tile(r, c) is word 32 r + c, so a column (fixed c, r = 0..31)
@@ -22,44 +23,26 @@
 
 #include "03-shared/shared.hpp"
 
+#include "03-shared/shared.cuh"
 #include "tiled.hpp"
 
 namespace step03 {
 
-using tt::Coord;
-
 constexpr int kTile = 32;  ///< Tile side in elements; the block is kTile x kTile threads.
 
-// --- The work: where each thread's element is, in the matrices and in the tile. ---------
+// --- The work: where each thread's element is, in the matrices and in the tile (the moves:
+// TileMoves in shared.cuh, where step 04 finds them too). ----------------------------------
 
-/// Shared-memory slot of tile element (r, c): row-major, kTile elements a row (no padding).
-TT_HD constexpr int tile_slot(int r, int c) {
-  return r * kTile + c;
-}
+/// The tile layout: row-major, kTile elements a row (no padding).
+struct Dense {
+  /// Shared-memory slot of tile element (r, c).
+  TT_HD static constexpr int of(int r, int c) { return r * kTile + c; }
+};
 
 /// One 32 x 32 tile a block, one element a thread each way.
 template <typename T>
-struct Tile : tt::Work<T> {
+struct Tile : TileMoves<kTile, T, Dense> {
   static constexpr int kTileElems = kTile * kTile;
-  static tt::Launch launch(const tt::Problem& pb) {
-    return tt::tile_grid(pb, kTile, dim3(kTile, kTile));
-  }
-  // LAB BEGIN 03-shared
-  /// Thread (x, y) reads input element (32 by + y, 32 bx + x) into tile row y, column x.
-  TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
-    const int r = me.thread.y, c = me.thread.x;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * kTile + r,
-                    static_cast<int>(me.block.x) * kTile + c};
-    return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot(r, c)};
-  }
-  /// Thread (x, y) writes output element (32 bx + y, 32 by + x), which is tile row x, column y.
-  TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
-    const int r = me.thread.y, c = me.thread.x;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * kTile + r,
-                    static_cast<int>(me.block.y) * kTile + c};
-    return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot(c, r)};
-  }
-  // LAB END
 };
 
 // --- The kernel. -------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 //
 // What changed since 03: tile_slot() (padding.cuh), the place of a tile element in shared
 // memory, so that a warp's column read no longer falls in one bank (how and why: the comment
-// inside its region, and docs/04-padding.md). The moves and the kernel are step 03's, with the
-// tile side as a template parameter so that a 16 x 16 tile can be tried too.
+// inside its region, and docs/04-padding.md). The moves are step 03's (03-shared/shared.cuh),
+// the same code with another layout, and so is the kernel, with the tile side as a template
+// parameter so that a 16 x 16 tile can be tried too.
 //
 // Expected effect: the shared reads drop from 32 wavefronts to 1 (docs/04-padding.md
 // predicts and measures what that buys).
@@ -13,37 +14,26 @@
 
 #include "04-padding/padding.hpp"
 
+#include "03-shared/shared.cuh"
 #include "04-padding/padding.cuh"
 #include "tiled.hpp"
 
 namespace step04 {
 
-using tt::Coord;
+// --- The work: step 03's moves (TileMoves, 03-shared/shared.cuh); only the slot of a tile
+// element changed (tile_slot(), in padding.cuh, where step 05 finds it too). ---------------
 
-// --- The work: step 03's moves; only the slot of a tile element changed (tile_slot(), in
-// padding.cuh, where step 05 finds it too). -------------------------------------------------
+/// The padded layout: rows of TILE + 1 elements.
+template <int TILE>
+struct Padded {
+  /// Shared-memory slot of tile element (r, c).
+  TT_HD static constexpr int of(int r, int c) { return tile_slot<TILE>(r, c); }
+};
 
 /// One TILE x TILE tile a block of TILE x TILE threads, one element a thread each way.
 template <int TILE, typename T>
-struct Tile : tt::Work<T> {
+struct Tile : step03::TileMoves<TILE, T, Padded<TILE>> {
   static constexpr int kTileElems = TILE * (TILE + 1);
-  static tt::Launch launch(const tt::Problem& pb) {
-    return tt::tile_grid(pb, TILE, dim3(TILE, TILE));
-  }
-  /// Thread (x, y) reads input element (TILE by + y, TILE bx + x) into tile row y, column x.
-  TT_HD static tt::Move<> load(const tt::Thread& me, int /*pass*/, int rows, int cols) {
-    const int r = me.thread.y, c = me.thread.x;  // in the tile
-    const Coord src{static_cast<int>(me.block.y) * TILE + r,
-                    static_cast<int>(me.block.x) * TILE + c};
-    return {tt::inside(src, rows, cols), tt::offset(src.row, src.col, cols), tile_slot<TILE>(r, c)};
-  }
-  /// Thread (x, y) writes output element (TILE bx + y, TILE by + x): tile row x, column y.
-  TT_HD static tt::Move<> store(const tt::Thread& me, int /*pass*/, int rows, int cols) {
-    const int r = me.thread.y, c = me.thread.x;  // in the output's tile
-    const Coord dst{static_cast<int>(me.block.x) * TILE + r,
-                    static_cast<int>(me.block.y) * TILE + c};
-    return {tt::inside(dst, cols, rows), tt::offset(dst.row, dst.col, rows), tile_slot<TILE>(c, r)};
-  }
 };
 
 // --- The kernel: step 03's. ---------------------------------------------------------------

@@ -26,16 +26,18 @@ set(tt_lab_set_unsolved
 set(tt_lab_set_wrong-a
     "02-naive|02-copy.txt|emulated|gpu-exact"
     "03-shared|03-unguarded.txt|emulated|gpu-exact"
-    "04-padding|04-conflict.txt|analysis|"
+    "04-padding|04-conflict.txt|emulated,analysis|gpu-exact|run your 03-shared answer, which is not right yet"
     "05-multi-element|05-one-pass.txt|machine-code|gpu-exact"
     "06-float4|06-row-gather.txt|emulated|gpu-exact"
     "07-swizzle|07-conflict.txt|analysis|"
     "08-diagonal|08-row-order.txt|order|")
 
-# Another mistake for five of them; 04 and 05 are the model answers here.
+# Another mistake for five of them; 04 and 05 are the model answers here, and 04's kernels
+# run the wrong 03 (step 04 is step 03's moves with another layout): its grade says so.
 set(tt_lab_set_wrong-b
     "02-naive|02-unguarded.txt|emulated|gpu-exact"
     "03-shared|03-hardcoded.txt|emulated|gpu-exact"
+    "04-padding|model|emulated|gpu-exact|run your 03-shared answer, which is not right yet"
     "06-float4|06-one-slot.txt|emulated|gpu-exact"
     "07-swizzle|07-not-one-to-one.txt|swizzle,emulated|gpu-exact"
     "08-diagonal|08-hardcoded.txt|order,emulated|gpu-exact")
@@ -43,6 +45,7 @@ set(tt_lab_set_wrong-b
 # The holes a first round of adversarial grading found, each with the part that catches it.
 set(tt_lab_set_wrong-c
     "03-shared|03-int-offsets.txt|large|"
+    "04-padding|model|large||run your 03-shared answer, which is not right yet"
     "05-multi-element|05-skip-last-pass.txt|emulated|gpu-exact")
 
 # An empty load phase, graded without cuobjdump (the machine-code part is then skipped), and
