@@ -14,7 +14,7 @@ template <typename T>
 int lean_differs(int rows, int cols, std::vector<uint3> blocks) {
   using L = step10::Lean<T>;
   using S = step09::Skewed<T>;
-  const tt::Launch l = S::launch(tt::Problem{tt::Shape{rows, cols}, tt::DType::f32, {}});
+  const tt::Launch l = S::launch(tt::Problem{tt::Shape{rows, cols}, tt::dtype_of<T>::value, {}});
   if (blocks.empty())
     for (unsigned y = 0; y < l.grid.y; ++y)
       for (unsigned x = 0; x < l.grid.x; ++x) blocks.push_back({x, y, 0});

@@ -23,18 +23,12 @@
 #include "09-alignment/alignment.hpp"
 
 #include "06-float4/float4.cuh"
-#include "07-swizzle/swizzle.cuh"
-#include "08-diagonal/diagonal.cuh"
 #include "09-alignment/alignment.cuh"
 
 namespace step09 {
 
 template <class W>
 using Path = tt::Path<W, step06::transpose_vec<W>>;
-
-/// Step 08's column-order tile64 (16-byte path), where the output rows are whole sectors.
-template <typename T>
-using Column = WholeSectors<step08::Ordered<step07::Swizzled<T, 64, 512>, step08::ColumnOrder>>;
 
 const tt::Step& step() {
   static const tt::Step s = [] {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "07-swizzle/swizzle.cuh"
+#include "08-diagonal/diagonal.cuh"
 #include "kernel.hpp"
 #include "tiled.hpp"
 
@@ -127,5 +129,10 @@ struct WholeSectors : W {
   }
   static constexpr std::uintptr_t kPointerAlign = 32;  ///< Sector-aligned output.
 };
+
+/// Step 08's column-order tile64 (16-byte path), restricted to the shapes whose output rows are
+/// whole sectors: where those are, steps 09 and 10 run it unchanged.
+template <typename T>
+using Column = WholeSectors<step08::Ordered<step07::Swizzled<T, 64, 512>, step08::ColumnOrder>>;
 
 }  // namespace step09

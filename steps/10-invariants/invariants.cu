@@ -20,8 +20,6 @@
 #include "10-invariants/invariants.hpp"
 
 #include "06-float4/float4.cuh"
-#include "07-swizzle/swizzle.cuh"
-#include "08-diagonal/diagonal.cuh"
 #include "09-alignment/alignment.cuh"
 #include "10-invariants/invariants.cuh"
 
@@ -30,18 +28,13 @@ namespace step10 {
 template <class W>
 using Path = tt::Path<W, step06::transpose_vec<W>>;
 
-/// Step 08's column-order tile64 (16-byte path), where the output rows are whole sectors.
-template <typename T>
-using Column =
-    step09::WholeSectors<step08::Ordered<step07::Swizzled<T, 64, 512>, step08::ColumnOrder>>;
-
 const tt::Step& step() {
   static const tt::Step s = [] {
     tt::Step st;
     st.id = "10-invariants";
     st.title = "Step 09's tiles with half the instructions: addresses as a base plus a constant";
     st.variants = {
-        tt::variant<Path<Column<float>>, Path<Lean<float>>, Path<Column<double>>,
+        tt::variant<Path<step09::Column<float>>, Path<Lean<float>>, Path<step09::Column<double>>,
                     Path<Lean<double>>>(
             "lean",
             "step 08's column kernel where output rows are whole sectors, else the lean tiles"),
