@@ -18,6 +18,7 @@ enum ExitCode : int {
   kExitNoDevice = 3,      ///< No usable CUDA device or driver.
   kExitCudaError = 4,     ///< A CUDA call or kernel launch failed.
   kExitOutOfMemory = 5,   ///< An allocation failed (device or host).
+  kExitNeedsNewerGpu = 6, ///< Every variant that ran verified; one or more need a newer GPU.
 };
 
 /// Bad input detected before any kernel runs (maps to kExitUsage).

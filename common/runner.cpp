@@ -114,6 +114,9 @@ std::vector<Result> measure_typed(const DeviceInfo& dev, const Problem& pb,
   // Plans first: every launch is checked against the device before anything runs.
   std::vector<LaunchPlan> plans;
   for (const auto& s : selected) {
+    if (!runs_on(*s.variant, dev.cc_major, dev.cc_minor))
+      throw UsageError(needs_newer_gpu(s.step->id, *s.variant, dev.name, dev.cc_major,
+                                       dev.cc_minor));
     plans.push_back(s.variant->plan(s.step->problem_for(pb)));
     check_plan(dev, plans.back(), s.step->id + "/" + s.variant->name);
   }
@@ -219,10 +222,14 @@ std::string in_flight(const LaunchPlan& p) {
   std::ostringstream os;
   const bool tiled = std::any_of(p.accesses.begin(), p.accesses.end(),
                                  [](const Access& x) { return x.space == Space::shared; });
-  os << "each thread issues " << p.loads_per_thread << " global load"
-     << (p.loads_per_thread > 1 ? "s" : "") << " of " << p.load_bytes << " bytes before its first "
-     << (tiled ? "shared store" : "store") << ":\n  " << p.loads_per_thread * p.load_bytes
-     << " bytes in flight a thread";
+  const bool async = std::any_of(p.accesses.begin(), p.accesses.end(),
+                                 [](const Access& x) { return x.async; });
+  os << "each thread issues " << p.loads_per_thread << (async ? " cp.async cop" : " global load")
+     << (p.loads_per_thread > 1 ? (async ? "ies" : "s") : (async ? "y" : "")) << " of " << p.load_bytes << " bytes "
+     << (async ? "into its tile before it waits for them"
+               : std::string("before its first ") + (tiled ? "shared store" : "store"))
+     << ":\n  " << p.loads_per_thread * p.load_bytes << " bytes in flight a thread"
+     << (async ? ", in no register" : "");
   return os.str();
 }
 
@@ -352,7 +359,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
   for (std::size_t i = 0; i < p.accesses.size(); ++i) {
     const Access& x = p.accesses[i];
     const AccessTotals& t = a.totals[i];
-    os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"width\":" << x.width
+    os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"async\":"
+       << (x.async ? "true" : "false") << ",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
        << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
@@ -453,7 +461,14 @@ int run_step(const Step& step, int argc, char** argv) {
       for (const char* name : {"memcpy", "copy-kernel", "cublas"})
         selected.push_back({&references(), references().find(name)});
     }
-    for (const Variant* v : chosen) selected.push_back({&step, v});
+    // A variant whose instructions this GPU lacks is named, not launched; the others run.
+    std::vector<std::string> not_run;
+    for (const Variant* v : chosen) {
+      if (runs_on(*v, dev.cc_major, dev.cc_minor))
+        selected.push_back({&step, v});
+      else
+        not_run.push_back(needs_newer_gpu(step.id, *v, dev.name, dev.cc_major, dev.cc_minor));
+    }
 
     if (o.format == Format::text) {
       std::cout << step.id << ": " << step.title << "\n" << describe(dev) << "\n";
@@ -478,11 +493,12 @@ int run_step(const Step& step, int argc, char** argv) {
     } else {
       for (const auto& r : results) std::cout << json_line(r) << "\n";
     }
+    for (const auto& line : not_run) std::cerr << line << "\n";
     if (!failures.str().empty()) {
       std::cerr << failures.str();
       return kExitVerifyFailed;
     }
-    return kExitOk;
+    return not_run.empty() ? kExitOk : kExitNeedsNewerGpu;
   });
   release_references();
   return status;

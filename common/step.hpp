@@ -74,6 +74,9 @@ struct Access {
   int width = 4;       ///< Bytes per thread (4, 8 or 16).
   int iterations = 1;  ///< How many times each thread executes it.
   AddressFn address;   ///< Computed with the kernel's own index functions.
+  /// Made by cp.async (LDGSTS): one instruction is both this global load and the shared
+  /// store beside it, and the data passes through no register.
+  bool async = false;
 };
 
 /// Grid and block of a launch.
@@ -115,10 +118,30 @@ struct Variant {
   /// Runs the kernel's moves on the CPU (emulate.hpp; with far = true only the corner and
   /// middle blocks, the matrix not allocated); empty for library calls.
   std::function<Problems(const Problem&, bool far)> emulate;
+  /// The compute capability its kernels need, as 10 x major + minor (80: cp.async; 90: the
+  /// tensor memory accelerator), or 0 for any GPU the course builds for. A program on an older
+  /// GPU names the variant and does not launch it (runs_on()).
+  int needs_sm = 0;
 
   /// Whether this variant runs element type @p t.
   bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }
 };
+
+/// Whether a GPU of compute capability @p major.@p minor has every instruction @p v needs.
+inline bool runs_on(const Variant& v, int major, int minor) {
+  return 10 * major + minor >= v.needs_sm;
+}
+
+/// The line a program prints for a variant that does not run on a GPU of compute capability
+/// @p major.@p minor named @p gpu: what it needs, and what this GPU is.
+inline std::string needs_newer_gpu(const std::string& step, const Variant& v,
+                                   const std::string& gpu, int major, int minor) {
+  return step + "/" + v.name + " needs a GPU of compute capability " +
+         std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) +
+         " or newer (" + (v.needs_sm >= 90 ? "Hopper's tensor memory accelerator" : "cp.async") +
+         "); " + gpu + " is " + std::to_string(major) + "." + std::to_string(minor) +
+         ": not run";
+}
 
 /// A step of the tutorial (or the set of references): an id, a title and its variants.
 struct Step {

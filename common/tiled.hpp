@@ -42,12 +42,17 @@ namespace tt {
 /// then runs it on the CPU beside W's moves (emulate.hpp): a class with
 /// `template <bool CHECKED> static void load(const Thread&, const Elem* in, Elem* tile,
 /// int rows, int cols)`.
-template <class W, auto KERNEL, class HOST = void>
+///
+/// @p ASYNC says that the kernel's load phase copies each move with cp.async (step 11): one
+/// instruction (LDGSTS) that is the global load and the tile store at once, with no register
+/// between them. The moves, and so the analysis, are the same; the access list says so.
+template <class W, auto KERNEL, class HOST = void, bool ASYNC = false>
 struct Path {
-  using Work = W;                         ///< The work description.
-  using Elem = typename W::Elem;          ///< Its element type.
-  using Host = HOST;                      ///< The load phase on the CPU, or void.
-  static constexpr auto kernel = KERNEL;  ///< The kernel.
+  using Work = W;                            ///< The work description.
+  using Elem = typename W::Elem;             ///< Its element type.
+  using Host = HOST;                         ///< The load phase on the CPU, or void.
+  static constexpr auto kernel = KERNEL;     ///< The kernel.
+  static constexpr bool kAsyncLoad = ASYNC;  ///< Its loads go to the tile by cp.async.
 };
 
 /// The grid of TILE x TILE tiles over a rows x cols input (x along its columns), with @p block.
@@ -109,9 +114,10 @@ bool pointers_fit(const T* in, const T* out) {
          reinterpret_cast<std::uintptr_t>(out) % a == 0;
 }
 
-/// The four (or, without a tile, two) accesses of work W, through W::load and W::store.
+/// The four (or, without a tile, two) accesses of work W, through W::load and W::store; with
+/// @p async, the load and the tile store are one cp.async each.
 template <class W>
-std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid) {
+std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool async = false) {
   using T = typename W::Elem;
   constexpr int N = W::kVec;
   constexpr std::int64_t size = sizeof(T);
@@ -133,8 +139,19 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid) {
                W::kLoadPasses, [=](const ThreadPos& t) {
                  return global(W::load(me(t), t.iteration, rows, cols));
                }});
+  if (async) {  // one cp.async a move: its global side, and its shared side beside it
+    const std::string copy = N == 1 ? "copy_async(&tile[m.slot], in + m.global)"
+                                    : "copy_async(&tile[m.slot[0]], in + m.global)";
+    a.back().code = copy;
+    a.back().async = true;
+    a.push_back({copy, Space::shared, Op::store, vec, W::kLoadPasses,
+                 [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
+                 true});
+  }
   if (W::kTileElems > 0) {
-    if (N == 1 || W::kTileStoreVec) {
+    if (async) {
+      // the tile store is the cp.async above
+    } else if (N == 1 || W::kTileStoreVec) {
       a.push_back({N == 1 ? "tile[m.slot] = v" : "store_vec(&tile[m.slot[0]], v)", Space::shared,
                    Op::store, vec, W::kLoadPasses, [=](const ThreadPos& t) {
                      return slot(W::load(me(t), t.iteration, rows, cols), 0);
@@ -170,7 +187,7 @@ LaunchPlan plan_of(const Problem& pb) {
   p.loads_per_thread = W::kLoadPasses;
   p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
-                           p.block, p.grid);
+                           p.block, p.grid, P::kAsyncLoad);
   return p;
 }
 

@@ -106,7 +106,12 @@ int run(int argc, char** argv) {
     selected.push_back({&tt::references(), tt::references().find(name)});
   for (const tt::Step* st : steps) {
     const tt::Variant* v = &st->headline_variant();
-    if (v->supports(o.dtype)) selected.push_back({st, v});
+    if (!v->supports(o.dtype)) continue;
+    if (tt::runs_on(*v, dev.cc_major, dev.cc_minor))
+      selected.push_back({st, v});
+    else  // its instructions are not on this GPU: said, and left out of the table
+      std::cerr << "tour: " << tt::needs_newer_gpu(st->id, *v, dev.name, dev.cc_major, dev.cc_minor)
+                << "\n";
   }
 
   if (o.format == tt::Format::text)

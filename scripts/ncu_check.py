@@ -75,6 +75,20 @@ L1_WAVEFRONTS = {
     ("shared", "load"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
+# cp.async (step 11): one instruction, LDGSTS, is a global load and a shared store at once,
+# counted apart from plain loads and stores (cp.async.ca: the "cache access" flavour). A kernel
+# whose description marks its accesses "async" is compared on these, and its plain loads and
+# shared stores must then be none.
+ASYNC_METRICS = {
+    ("global", "load"): ("smsp__sass_inst_executed_op_ldgsts.sum",
+                         "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+                         "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"),
+    ("shared", "store"): ("smsp__sass_inst_executed_op_ldgsts.sum", None,
+                          "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
+}
+ASYNC_L1_WAVEFRONTS = {
+    ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+}
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
 SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
@@ -92,16 +106,28 @@ def predicted_by_kind(plan):
     return out
 
 
+def async_kinds(plan):
+    """The kinds of access that @p plan says cp.async makes (LDGSTS): its global loads and
+    shared stores, or none."""
+    return {kind for kind, accesses in predicted_by_kind(plan).items()
+            if any(a.get("async") for a in accesses)}
+
+
 def compare(plan, measured, per_instruction=None):
     """Rows (kind, predicted, measured, problems) comparing description @p plan with
     @p measured = {kind: {"instructions", "requests", "cost"}}; @p per_instruction, when the
-    source counters were read, = {kind: [(opcode, executed, cost), ...]} for shared kinds."""
+    source counters were read, = {kind: [(opcode, executed, cost), ...]} for shared kinds.
+    Where the description says cp.async makes a kind, @p measured holds the LDGSTS counters
+    for it, and its plain ones under "plain": these must be none."""
     rows = []
     pred = predicted_by_kind(plan)
     for kind in KINDS:
         m = measured.get(kind, {"instructions": 0, "requests": 0, "cost": 0})
         accesses = pred.get(kind, [])
         problems = []
+        if m.get("plain"):
+            problems.append(f"the kernel executes {m['plain']:.0f} plain {kind[0]} {kind[1]} "
+                            f"instructions; the description has each made by cp.async")
         if not accesses:
             if m["instructions"] > 0:
                 problems.append(f"the kernel executes {m['instructions']:.0f} {kind[0]} "
@@ -267,7 +293,7 @@ def parse_source(text):
     for r in rows:
         op = re.sub(r"^@!?P\w+\s+", "", (r[source] or "").strip()).split(" ")[0]
         kind = ("shared", "load") if op.startswith("LDS") else \
-            ("shared", "store") if op.startswith("STS") else None
+            ("shared", "store") if op.startswith(("STS", "LDGSTS")) else None
         if kind:
             n = num(r[executed])
             if threads and num(r[threads]) == 0:
@@ -280,7 +306,9 @@ def profile_to(ncu, exe, variant, shape_args, dtype, report_file):
     """Profiles the one launch of `exe --variant VARIANT --once` (the metrics and the source
     counters) into @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
-                     | set(L1_WAVEFRONTS.values()))
+                     | set(L1_WAVEFRONTS.values())
+                     | {m for v in ASYNC_METRICS.values() for m in v if m}
+                     | set(ASYNC_L1_WAVEFRONTS.values()))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--once"] + shape_args
     r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
              "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
@@ -321,15 +349,29 @@ def read_report(ncu, report_file, plan):
     values = kernels[0][1]
     source = run(read + ["--page", "source", "--print-source", "sass"])
     per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
+    return measure_kinds(values, async_kinds(plan)), per_instruction, \
+        {m: values.get(m, float("nan")) for m in DRAM}
+
+
+def measure_kinds(values, asynchronous):
+    """{kind: {"instructions", "requests", "cost", "l1"[, "plain"]}} from one kernel's counter
+    @p values: the plain counters of each kind, or, for the kinds in @p asynchronous, the
+    LDGSTS counters with the plain instructions of the kind beside them ("plain")."""
     measured = {}
     for k in KINDS:
-        inst, req, cost = METRICS[k]
+        if k in asynchronous:
+            inst, req, cost = ASYNC_METRICS[k]
+            l1 = ASYNC_L1_WAVEFRONTS.get(k)
+        else:
+            inst, req, cost = METRICS[k]
+            l1 = L1_WAVEFRONTS.get(k)
         measured[k] = {"instructions": values.get(inst, 0.0),
                        "requests": values.get(req) if req else None,
                        "cost": values.get(cost, 0.0),
-                       "l1": values.get(L1_WAVEFRONTS[k]) if k in L1_WAVEFRONTS else None}
-    dram = {m: values.get(m, float("nan")) for m in DRAM}
-    return measured, per_instruction, dram
+                       "l1": values.get(l1) if l1 else None}
+        if k in asynchronous:
+            measured[k]["plain"] = values.get(METRICS[k][0], 0.0)
+    return measured
 
 
 def elements(shape):

@@ -27,6 +27,12 @@ script then reads that kernel's SASS (`cuobjdump -sass`) and resource usage
     in two, say);
   - the kernel uses local memory (LDL/STL): its register array spilled.
 
+A kernel that fills its tile with cp.async (step 11) has no shared store in its load phase:
+each LDGSTS is a global load and a shared store at once, and the thread waits for them all at
+one DEPBAR. There the loads counted are the LDGSTS before the first DEPBAR (LDGDEPBAR, which
+only closes the group, is no load), and a shared load after a DEPBAR with no barrier between
+them reads the tile before the other threads' copies are known to have landed.
+
 The tiled kernels run a check-free path for blocks whose tile lies wholly inside the matrix
 and a checked path for edge blocks. The table lists, for each side, the longest run of loads
 before the first shared store, and the loads that a path issues after a shared store and
@@ -197,6 +203,18 @@ def _predicate(text):
     return (m.group(2), not m.group(1)) if m else None
 
 
+def is_load(op):
+    """A global load: LDG, or LDGSTS (cp.async: global load and shared store in one); not
+    LDGDEPBAR, which closes a group of cp.async."""
+    return op.startswith("LDG") and not op.startswith("LDGDEPBAR")
+
+
+def is_tile_write(op):
+    """Where a thread stops issuing loads and starts using their data: its first shared store
+    (STS), or, for cp.async, its wait for the copies (DEPBAR)."""
+    return op.startswith(("STS", "DEPBAR"))
+
+
 def path_runs(code):
     """How each path through the kernel batches its global loads: (runs, late, reused, unsynced).
 
@@ -267,7 +285,7 @@ def path_runs(code):
                     if rw:  # the store's predicate register was needed again: the reason
                         reused.update(w)
                     sp, rw, n, w = None, False, 0, frozenset()
-                elif op.startswith("LDG"):
+                elif is_load(op):
                     if stored:
                         late.add(code[i][0])
                         w = w | {code[i][0]}
@@ -275,7 +293,7 @@ def path_runs(code):
                         n += 1
                 elif op.startswith("LDS") and stored:
                     unsynced.add(code[i][0])
-                elif op.startswith("STS") and not stored:
+                elif is_tile_write(op) and not stored:
                     best[sd] = max(best.get(sd, n), n)
                     sp = pred[0] if pred else ""
                 if op.startswith("BRA"):
@@ -378,9 +396,9 @@ def check_kernel(code, loads, load_bytes):
     elif short:
         problems.append(f"a side of the kernel issues at most {min(short)} of its {loads} "
                         f"loads before a shared store")
-    if not runs and sum(o.startswith("LDG") for o in ops) < loads:
-        problems.append(f"{sum(o.startswith('LDG') for o in ops)} loads, {loads} described")
-    widths = sorted({width(o) for o in ops if o.startswith("LDG")})
+    if not runs and sum(is_load(o) for o in ops) < loads:
+        problems.append(f"{sum(is_load(o) for o in ops)} loads, {loads} described")
+    widths = sorted({width(o) for o in ops if is_load(o)})
     if widths != [load_bytes]:
         problems.append(f"global loads of {widths} bytes, described as {load_bytes}")
     if any(o.startswith(("LDL", "STL")) for o in ops):

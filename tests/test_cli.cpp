@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "error.hpp"
 #include "references.hpp"
+#include "registry.hpp"
 #include "runner.hpp"
 
 namespace {
@@ -200,4 +201,31 @@ TEST_CASE("the analyser's output says what it means", "[cli]") {
   CHECK(big.find("--sample 0") != std::string::npos);
   const std::string exact = stdout_of(step02::step(), {"--explain", "--size", "64"}, &status);
   CHECK(exact.find("The counts are estimates") == std::string::npos);
+}
+
+TEST_CASE("a variant that needs a newer GPU is named, with what it needs and what the GPU is",
+          "[cli]") {
+  // Every variant states the compute capability its kernels need (0: any the course builds
+  // for). cp.async needs 8.0: on a 7.5 GPU such a variant is not launched, and the program
+  // says why (common/runner.cpp), then exits with status 6 once the rest have run.
+  int needing = 0;
+  for (const tt::Step* st : tt::tutorial_steps())
+    for (const tt::Variant& v : st->variants) {
+      INFO(st->id << "/" << v.name << " needs " << v.needs_sm);
+      CHECK(tt::runs_on(v, 9, 0));  // the lent GPUs (sm_90) run every variant
+      if (v.needs_sm == 0) CHECK(tt::runs_on(v, 7, 5));
+      if (v.needs_sm > 0) {
+        ++needing;
+        CHECK_FALSE(tt::runs_on(v, 7, 5));
+        CHECK(tt::runs_on(v, v.needs_sm / 10, v.needs_sm % 10));
+        CHECK_FALSE(tt::runs_on(v, v.needs_sm / 10, v.needs_sm % 10 - 1));
+        const std::string line = tt::needs_newer_gpu(st->id, v, "Tesla T4", 7, 5);
+        CHECK(line.find(st->id + "/" + v.name) == 0);
+        CHECK(line.find(std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) +
+                        " or newer") != std::string::npos);
+        CHECK(line.find("Tesla T4 is 7.5") != std::string::npos);
+      }
+    }
+  CHECK(needing >= 3);  // step 11's three cp.async variants
+  CHECK(tt::kExitNeedsNewerGpu == 6);
 }

@@ -189,6 +189,7 @@ TEST_CASE("past 2^31 elements, every step's global addresses stay in the matrix"
   for (const tt::Step* step : tt::tutorial_steps())
     for (const auto& v : step->variants)
       for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+        if (!v.supports(t)) continue;  // a variant of one type (11-async-copy's tall: float)
         const tt::Problem pb{s, t, step->block_for()};
         const tt::LaunchPlan plan = v.plan(pb);
         const auto size = static_cast<std::int64_t>(tt::dtype_size(t));

@@ -7,7 +7,7 @@ unexplained 10% excess, and a conflict in one pass of three. The description com
 step program (--explain --format json), so the test also checks that the script reads what
 the programs write; the source-page reader leaves out instructions that no thread ran.
 
-Usage: test_ncu_check.py SCRIPT STEP_PROGRAM_07"""
+Usage: test_ncu_check.py SCRIPT STEP_PROGRAM_07 [STEP_PROGRAM_11]"""
 import copy
 import importlib.util
 import json
@@ -194,6 +194,44 @@ try:
             pass
 finally:
     nc.run = saved
+
+# cp.async (step 11): the description marks the global load and the shared store as made by
+# one LDGSTS; they are compared on the LDGSTS counters, and plain loads or shared stores beside
+# them fail, as does a kernel that made them with plain instructions after all.
+if len(sys.argv) > 3:
+    out = subprocess.run([sys.argv[3], "--explain", "--format", "json", "--sample", "0",
+                          "--variant", "async-only", "--rows", "257", "--cols", "131"],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, "11-async-copy --explain --format json runs: " + out.stderr)
+    aplan = json.loads(out.stdout.splitlines()[0])
+    check(nc.async_kinds(aplan) == {("global", "load"), ("shared", "store")},
+          f"the global load and shared store are cp.async: {nc.async_kinds(aplan)}")
+
+    def values_for(p, on_async):
+        """Counter values of a kernel doing what @p p describes, its loads and tile stores
+        counted as LDGSTS (@p on_async) or as plain LDG and STS."""
+        v = {}
+        for kind, m in counters(p, l1_excess=0).items():
+            names = (nc.ASYNC_METRICS if on_async and kind in nc.ASYNC_METRICS
+                     else nc.METRICS)[kind]
+            v[names[0]] = m["instructions"]
+            if names[1]:
+                v[names[1]] = m["requests"]
+            v[names[2]] = m["cost"]
+        return v
+
+    good = nc.measure_kinds(values_for(aplan, True), nc.async_kinds(aplan))
+    check(not problems(nc.compare(aplan, good)), "cp.async counted as LDGSTS passes: "
+          + "; ".join(problems(nc.compare(aplan, good))))
+    plain = nc.measure_kinds(values_for(aplan, False), nc.async_kinds(aplan))
+    check(problems(nc.compare(aplan, plain)), "a kernel whose loads are plain LDG and STS fails "
+          "a description that says cp.async")
+    both = values_for(aplan, True)
+    both[nc.METRICS[("global", "load")][0]] = 64.0
+    check(any("plain global load" in x for x in problems(
+        nc.compare(aplan, nc.measure_kinds(both, nc.async_kinds(aplan))))),
+        "plain loads beside the cp.async fail")
+    check(not nc.async_kinds(plan), "07-swizzle's accesses are not cp.async")
 
 print(f"{len(failed)} failure(s)" if failed else "all passed")
 sys.exit(1 if failed else 0)

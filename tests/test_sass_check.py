@@ -66,6 +66,26 @@ nobar = ["LDG.E"] * 2 + ["STS", "STS", "LDS", "STG.E"]
 runs, late, problems, notes = sc.check_kernel(nobar, 2, 4)
 check(any("no barrier" in p for p in problems), f"a kernel without its barrier fails: {problems}")
 
+# cp.async (step 11): each LDGSTS is a load and a shared store in one; the thread waits for
+# its copies at DEPBAR (LDGDEPBAR only closes the group and is no load), and a shared load
+# after that wait needs a barrier, as after shared stores.
+copies = ["LDGSTS.E"] * 9 + ["LDGDEPBAR", "DEPBAR.LE SB0, 0x0", "BAR.SYNC", "LDS", "STG.E"]
+runs, late, problems, notes = sc.check_kernel(copies, 9, 4)
+check(runs == [9] and not problems, f"nine cp.async before the wait pass: {runs} {problems}")
+runs, late, problems, notes = sc.check_kernel(copies, 10, 4)
+check(problems, "LDGDEPBAR is not counted as a tenth load")
+check(sc.check_kernel(copies, 9, 8)[2], "an LDGSTS of 4 bytes described as 8 fails")
+check(not sc.check_kernel(["LDGSTS.E.64"] * 2 + ["LDGDEPBAR", "DEPBAR.LE SB0, 0x0",
+                                                  "BAR.SYNC", "LDS.64", "STG.E.64"], 2, 8)[2],
+      "8-byte copies are 8 bytes wide")
+waited = ["LDGSTS.E", "LDGDEPBAR", "DEPBAR.LE SB0, 0x0", "LDGSTS.E", "LDGDEPBAR",
+          "DEPBAR.LE SB0, 0x0", "BAR.SYNC", "LDS", "STG.E"]
+runs, late, problems, notes = sc.check_kernel(waited, 2, 4)
+check(runs == [1] and late and problems, f"a wait between two copies serialises them: {runs}")
+unsynced = ["LDGSTS.E"] * 2 + ["LDGDEPBAR", "DEPBAR.LE SB0, 0x0", "LDS", "STG.E"]
+check(any("no barrier" in p for p in sc.check_kernel(unsynced, 2, 4)[2]),
+      "a shared load after the wait with no barrier fails")
+
 # The main path: fall through every conditional branch, take the unconditional ones, stop at
 # the first unconditional EXIT; its instructions and the bytes its global stores write.
 code = [(0x00, "ISETP.GE.AND P0, PT, R0, R1, PT"), (0x10, "@P0 BRA 0x50"),  # edge tiles at 0x50
