@@ -12,13 +12,13 @@ namespace tt {
 /// Exit status of every program of the tutorial. Each failure has its own code so that a
 /// script (or a test) can tell a wrong answer from a typo from a missing GPU.
 enum ExitCode : int {
-  kExitOk = 0,            ///< Ran and every result verified.
-  kExitVerifyFailed = 1,  ///< A kernel produced a wrong or incomplete transpose.
-  kExitUsage = 2,         ///< Bad command line or a problem that cannot fit: nothing ran.
-  kExitNoDevice = 3,      ///< No usable CUDA device or driver.
-  kExitCudaError = 4,     ///< A CUDA call or kernel launch failed.
-  kExitOutOfMemory = 5,   ///< An allocation failed (device or host).
-  kExitNeedsNewerGpu = 6, ///< Every variant that ran verified; one or more need a newer GPU.
+  kExitOk = 0,             ///< Ran and every result verified.
+  kExitVerifyFailed = 1,   ///< A kernel produced a wrong or incomplete transpose.
+  kExitUsage = 2,          ///< Bad command line or a problem that cannot fit: nothing ran.
+  kExitNoDevice = 3,       ///< No usable CUDA device or driver.
+  kExitCudaError = 4,      ///< A CUDA call or kernel launch failed.
+  kExitOutOfMemory = 5,    ///< An allocation failed (device or host).
+  kExitNeedsNewerGpu = 6,  ///< Every variant that ran verified; one or more need a newer GPU.
 };
 
 /// Bad input detected before any kernel runs (maps to kExitUsage).

@@ -115,8 +115,8 @@ std::vector<Result> measure_typed(const DeviceInfo& dev, const Problem& pb,
   std::vector<LaunchPlan> plans;
   for (const auto& s : selected) {
     if (!runs_on(*s.variant, dev.cc_major, dev.cc_minor))
-      throw UsageError(needs_newer_gpu(s.step->id, *s.variant, dev.name, dev.cc_major,
-                                       dev.cc_minor));
+      throw UsageError(
+          needs_newer_gpu(s.step->id, *s.variant, dev.name, dev.cc_major, dev.cc_minor));
     plans.push_back(s.variant->plan(s.step->problem_for(pb)));
     check_plan(dev, plans.back(), s.step->id + "/" + s.variant->name);
   }
@@ -222,10 +222,11 @@ std::string in_flight(const LaunchPlan& p) {
   std::ostringstream os;
   const bool tiled = std::any_of(p.accesses.begin(), p.accesses.end(),
                                  [](const Access& x) { return x.space == Space::shared; });
-  const bool async = std::any_of(p.accesses.begin(), p.accesses.end(),
-                                 [](const Access& x) { return x.async; });
+  const bool async =
+      std::any_of(p.accesses.begin(), p.accesses.end(), [](const Access& x) { return x.async; });
   os << "each thread issues " << p.loads_per_thread << (async ? " cp.async cop" : " global load")
-     << (p.loads_per_thread > 1 ? (async ? "ies" : "s") : (async ? "y" : "")) << " of " << p.load_bytes << " bytes "
+     << (p.loads_per_thread > 1 ? (async ? "ies" : "s") : (async ? "y" : "")) << " of "
+     << p.load_bytes << " bytes "
      << (async ? "into its tile before it waits for them"
                : std::string("before its first ") + (tiled ? "shared store" : "store"))
      << ":\n  " << p.loads_per_thread * p.load_bytes << " bytes in flight a thread"
@@ -359,8 +360,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
   for (std::size_t i = 0; i < p.accesses.size(); ++i) {
     const Access& x = p.accesses[i];
     const AccessTotals& t = a.totals[i];
-    os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x) << "\",\"async\":"
-       << (x.async ? "true" : "false") << ",\"width\":" << x.width
+    os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x)
+       << "\",\"async\":" << (x.async ? "true" : "false") << ",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
        << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial

@@ -137,10 +137,9 @@ inline bool runs_on(const Variant& v, int major, int minor) {
 inline std::string needs_newer_gpu(const std::string& step, const Variant& v,
                                    const std::string& gpu, int major, int minor) {
   return step + "/" + v.name + " needs a GPU of compute capability " +
-         std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) +
-         " or newer (" + (v.needs_sm >= 90 ? "Hopper's tensor memory accelerator" : "cp.async") +
-         "); " + gpu + " is " + std::to_string(major) + "." + std::to_string(minor) +
-         ": not run";
+         std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) + " or newer (" +
+         (v.needs_sm >= 90 ? "Hopper's tensor memory accelerator" : "cp.async") + "); " + gpu +
+         " is " + std::to_string(major) + "." + std::to_string(minor) + ": not run";
 }
 
 /// A step of the tutorial (or the set of references): an id, a title and its variants.

@@ -144,9 +144,10 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                                     : "copy_async(&tile[m.slot[0]], in + m.global)";
     a.back().code = copy;
     a.back().async = true;
-    a.push_back({copy, Space::shared, Op::store, vec, W::kLoadPasses,
-                 [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
-                 true});
+    a.push_back(
+        {copy, Space::shared, Op::store, vec, W::kLoadPasses,
+         [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
+         true});
   }
   if (W::kTileElems > 0) {
     if (async) {

@@ -45,8 +45,8 @@ TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated 
     for (const auto& v : step->variants)
       for (tt::DType t : {tt::DType::f32, tt::DType::f64})
         if (v.supports(t))
-          for (const tt::Shape& s : {tt::Shape{46341, 46341}, tt::Shape{65537, 32771},
-                                     tt::Shape{3, 715827883}})
+          for (const tt::Shape& s :
+               {tt::Shape{46341, 46341}, tt::Shape{65537, 32771}, tt::Shape{3, 715827883}})
             check_emulated(*step, v, s, t, step->block_for(), true);
 }
 
@@ -98,9 +98,10 @@ struct Little : tt::Work<float> {
     const bool in = M == Mistake::unguarded || tt::inside(src, rows, cols);
     const int s = M == Mistake::same_slot ? slot(r, 0) : slot(r, c);
     if (M == Mistake::int32)  // the offset in 32-bit arithmetic: it wraps past 2^31
-      return {in, static_cast<std::int64_t>(static_cast<std::int32_t>(
-                      static_cast<std::uint32_t>(src.row) * static_cast<std::uint32_t>(cols) +
-                      static_cast<std::uint32_t>(src.col))),
+      return {in,
+              static_cast<std::int64_t>(static_cast<std::int32_t>(
+                  static_cast<std::uint32_t>(src.row) * static_cast<std::uint32_t>(cols) +
+                  static_cast<std::uint32_t>(src.col))),
               s};
     return {in, tt::offset(src.row, src.col, cols), s};
   }
@@ -157,8 +158,7 @@ struct LittleLoad {
   }
 };
 
-TEST_CASE("the emulator runs the kernel's own load phase where it is host code too",
-          "[emulator]") {
+TEST_CASE("the emulator runs the kernel's own load phase where it is host code too", "[emulator]") {
   const tt::Problem odd{{13, 21}, tt::DType::f32, std::nullopt};
   CHECK(tt::emulate<Little<Mistake::none>, LittleLoad<false>>(odd).empty());
   const tt::Problems skipped = tt::emulate<Little<Mistake::none>, LittleLoad<true>>(odd);

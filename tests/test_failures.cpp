@@ -276,7 +276,7 @@ namespace {
 void run_small(const tt::Step& step, const std::vector<tt::Shape>& shapes,
                std::optional<tt::BlockShape> block = std::nullopt) {
   for (const tt::Variant& v : step.variants) {
-    if (step.id == "references" && v.name == "cublas") continue;  // library code, not ours
+    if (step.id == "references" && v.name == "cublas") continue;          // library code, not ours
     if (!tt::runs_on(v, device().cc_major, device().cc_minor)) continue;  // an older GPU
     for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
       if (!v.supports(t)) continue;

@@ -48,21 +48,22 @@ const tt::Step& step() {
     st.id = "11-async-copy";
     st.title = "Loads that skip the registers: each move one cp.async into its tile slot";
     st.variants = {
-        needs_cp_async(
-            tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
-                        Async<step09::Column<double>>, Async<step10::Lean<double>>>(
-                "async",
-                "step 10's kernels, each tile filled by cp.async: 16-byte copies where output "
-                "rows are whole sectors, else one element a copy")),
+        needs_cp_async(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                                   Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+            "async",
+            "step 10's kernels, each tile filled by cp.async: 16-byte copies where output "
+            "rows are whole sectors, else one element a copy")),
         needs_cp_async(tt::variant<Async<step10::Lean<float>>, Async<step10::Lean<double>>>(
             "async-only", "always step 10's skewed tiles, filled by cp.async")),
         needs_cp_async(tt::variant<Async<Tall<float>>>(
-            "tall", "skewed tiles of 136 x 64 (128 output elements a row), 17 cp.async a "
-                    "thread; float only")),
+            "tall",
+            "skewed tiles of 136 x 64 (128 output elements a row), 17 cp.async a "
+            "thread; float only")),
         tt::variant<Registers<step09::Column<float>>, Registers<step10::Lean<float>>,
                     Registers<step09::Column<double>>, Registers<step10::Lean<double>>>(
-            "registers", "step 10's lean kernels as they are (loads through registers), for "
-                         "the comparison in one run"),
+            "registers",
+            "step 10's lean kernels as they are (loads through registers), for "
+            "the comparison in one run"),
     };
     st.default_variant = "all";
     st.headline = "async";

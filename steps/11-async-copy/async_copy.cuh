@@ -92,15 +92,15 @@ __global__ void __launch_bounds__(W::kThreads)
 template <typename T>
 struct Tall : step09::Skewed<T> {
   using Base = step09::Skewed<T>;
-  static constexpr int kTile = 64;                                   ///< Output rows a block.
-  static constexpr int kOut = 2 * kTile;                             ///< Elements a row writes.
-  static constexpr int kRows = kOut + 8;                             ///< Input rows a block.
-  static constexpr int kThreads = 512;                               ///< Threads a block.
-  static constexpr int kStride = kThreads / kTile;                   ///< Rows a load pass: 8.
-  static constexpr int kLoadPasses = kRows * kTile / kThreads;       ///< 17 elements a thread.
-  static constexpr int kStorePasses = kOut * kTile / kThreads;       ///< 16 elements a thread.
-  static constexpr int kTileElems = kRows * kTile;                   ///< 136 x 64, swizzled.
-  static constexpr int kSectorElems = Base::kSectorElems;            ///< Elements a sector.
+  static constexpr int kTile = 64;                              ///< Output rows a block.
+  static constexpr int kOut = 2 * kTile;                        ///< Elements a row writes.
+  static constexpr int kRows = kOut + 8;                        ///< Input rows a block.
+  static constexpr int kThreads = 512;                          ///< Threads a block.
+  static constexpr int kStride = kThreads / kTile;              ///< Rows a load pass: 8.
+  static constexpr int kLoadPasses = kRows * kTile / kThreads;  ///< 17 elements a thread.
+  static constexpr int kStorePasses = kOut * kTile / kThreads;  ///< 16 elements a thread.
+  static constexpr int kTileElems = kRows * kTile;              ///< 136 x 64, swizzled.
+  static constexpr int kSectorElems = Base::kSectorElems;       ///< Elements a sector.
   static_assert(sizeof(T) == 4, "in double the tile passes 48 KB of static shared memory");
   static_assert(kStride == 8 && kSectorElems <= kStride, "8 output rows are whole sectors");
 
