@@ -6,8 +6,8 @@ device, the file committed as docs/results/<device>/gpu-check.txt.
 Every chunk must name the same commit and the same device; the joined summary lists each
 chunk's parts and dates, every part's line as the chunk wrote it, and the parts of the whole
 check that no chunk ran ("not run"). Exit status: 0 when every part of the whole check ran and
-none failed, 1 otherwise (a FAIL, a missing part, or chunks of different commits or devices),
-2 on bad usage.
+none failed, 1 otherwise (a FAIL, a part skipped for want of its tool or input, a missing part,
+or chunks of different commits or devices), 2 on bad usage.
 
 Usage: scripts/gpu-check-summary.py CHUNK_SUMMARY... [--out FILE]
 """
@@ -62,16 +62,20 @@ def main():
         out += lines
     out += [f"not run  {p}" for p in missing]
     failed = [l for _, _, lines in chunks for l in lines if l.startswith("FAIL")]
+    skipped = [l for _, _, lines in chunks for l in lines if l.startswith("skip")]
     out += [""] + [f"PROBLEM: {p}" for p in problems]
-    verdict = ("every part ran, none failed" if not (failed or missing or problems) else
-               f"{len(failed)} part(s) failed, {len(missing)} not run")
+    # A part that could not run (its tool or its input missing) did not pass: the whole check
+    # has run only when none was skipped.
+    verdict = ("every part ran, none failed" if not (failed or missing or problems or skipped)
+               else f"{len(failed)} part(s) failed, {len(skipped)} skipped, {len(missing)} "
+                    f"not run")
     out.append(f"verdict: {verdict}")
     text = "\n".join(l for l in out) + "\n"
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
     print(text, end="")
-    return 0 if not (failed or missing or problems) else 1
+    return 0 if not (failed or missing or problems or skipped) else 1
 
 
 if __name__ == "__main__":

@@ -28,7 +28,11 @@
 #              shared-memory patterns (scripts/bank_patterns.py, OUT_DIR/banks.md);
 #              the three Nsight Compute parts are skipped when ncu is not installed;
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every program
-#              and the [sanitize] GPU tests (scripts/sanitize.sh), when it is installed.
+#              and the [sanitize] GPU tests (scripts/sanitize.sh), when it is installed;
+#   proofs     the lab's proof sets (tests/lab/sets.cmake) graded on this GPU: every GPU part a
+#              set names for a wrong submission must fail (scripts/lab_proofs.py), from the
+#              lab builds that scripts/pack-lab-proofs.sh packs into the folder PROOFS names
+#              (environment); skipped, and said so, without one.
 # Each part fits in 10 minutes on an H100 or an H200. PARTS (environment) picks parts
 # (default: all, in that order), e.g. PARTS="tests ncu".
 # Writes the full log to OUT_DIR/gpu-check.log (default OUT_DIR: gpu-check) and a summary to
@@ -44,7 +48,7 @@ LOG="$OUT/gpu-check.log"
 : >"$LOG"
 SUMMARY=()
 FAILED=0
-PARTS=${PARTS:-tests programs latency sectors sass bench variants model sweeps ncu ncu-more counters sanitizer}
+PARTS=${PARTS:-tests programs latency sectors sass bench variants model sweeps ncu ncu-more counters sanitizer proofs}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -192,11 +196,13 @@ if want ncu || want ncu-more || want counters; then
         --cols 8191 --markdown "$OUT/ncu-4099x8191.md"
     fi
     if want ncu-more; then
+      # The scalar steps 02 to 05 have no 16-byte path: 4099 x 8191 already checks their edges.
       part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
-        --cols 8196 --markdown "$OUT/ncu-4100x8196.md"
+        --cols 8196 --only 06-float4 07-swizzle 08-diagonal 09-alignment 10-invariants \
+        11-async-copy references --markdown "$OUT/ncu-4100x8196.md"
       part "ncu check 3001x5003" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 3001 \
         --cols 5003 --only 04-padding 05-multi-element 07-swizzle 08-diagonal 09-alignment \
-        10-invariants --markdown "$OUT/ncu-3001x5003.md"
+        10-invariants 11-async-copy --markdown "$OUT/ncu-3001x5003.md"
     fi
     if want counters; then
       # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
@@ -221,6 +227,26 @@ if want sanitizer; then
     77) SUMMARY+=("skip  compute-sanitizer (not found, or no device)") ;;
     *) SUMMARY+=("FAIL  compute-sanitizer (exit $rc; $OUT/sanitize/summary.txt)"); FAILED=1 ;;
   esac
+fi
+
+# 7. The lab's proof sets graded on this GPU (scripts/lab_proofs.py): the lab builds of the sets,
+#    packed by scripts/pack-lab-proofs.sh from the same commit, in the folder PROOFS names.
+if want proofs; then
+  if [ -n "${PROOFS:-}" ] && [ -d "$PROOFS" ]; then
+    for f in "$PROOFS"/*/build-info.txt; do  # the proofs must be the programs' own commit
+      if [ -f "$f" ] && [ -f "$BUILD/build-info.txt" ] &&
+         [ "$(sed -n 's/^commit //p' "$f")" != "$(sed -n 's/^commit //p' "$BUILD/build-info.txt")" ]; then
+        say "proofs: $f names another commit than $BUILD/build-info.txt"
+        SUMMARY+=("FAIL  lab proof sets (built from another commit: $f)"); FAILED=1
+        PROOFS=""
+        break
+      fi
+    done
+    [ -n "$PROOFS" ] && part "lab proof sets on the GPU" python3 "$ROOT/scripts/lab_proofs.py" \
+      "$PROOFS" --markdown "$OUT/proofs.md"
+  else
+    SUMMARY+=("skip  proofs (PROOFS names no folder: scripts/pack-lab-proofs.sh packs the sets)")
+  fi
 fi
 
 COMMIT=$(sed -n 's/^commit //p' "$BUILD/build-info.txt" 2>/dev/null)
