@@ -110,7 +110,7 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
              step.id + " --rows 4099 --cols 8191 --dtype double\n  " + step.id +
              " --explain            # access analysis, no GPU needed\n\nExit status: 0 ok, 1 "
              "wrong result, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
-             "memory.");
+             "memory, 6 a variant needs a newer GPU (the others ran and verified).");
 
   std::int64_t size = 0;
   auto* rows = app.add_option("-m,--rows", o.shape.rows, "Rows of the input matrix (M)")
