@@ -235,12 +235,15 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
       1, std::min<std::uint64_t>(std::max(1u, std::thread::hardware_concurrency()), visits / 64)));
   std::vector<AccessTotals> part(workers);
   for (auto& p : part) p.per_iteration.assign(static_cast<std::size_t>(access.iterations), {});
+  const bool global = access.space == Space::global;
   const auto work = [&](unsigned w) {
     AccessTotals& t = part[w];
+    std::vector<std::int64_t> touched;  // the sectors one block touches, repeats included
     for (std::uint64_t i = visits * w / workers; i < visits * (w + 1) / workers; ++i) {
       const std::uint64_t b = sample ? (i * step) % blocks : i;
       const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
                         static_cast<unsigned>(b / (gx * gy))};
+      touched.clear();
       for (int wp = 0; wp < warps; ++wp) {
         for (int it = 0; it < access.iterations; ++it) {
           const auto a = warp_addresses(access, plan, block, wp, it);
@@ -257,6 +260,11 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
             cost = static_cast<std::uint64_t>(c.sectors);
             ideal = static_cast<std::uint64_t>(c.ideal_sectors);
             t.partial += static_cast<std::uint64_t>(c.partial_sectors);
+            for (const auto& addr : a)
+              if (addr)
+                for (std::int64_t sec = *addr / kSectorBytes;
+                     sec <= (*addr + access.width - 1) / kSectorBytes; ++sec)
+                  touched.push_back(sec);
           }
           ++t.instructions;
           t.lanes += static_cast<std::uint64_t>(active);
@@ -267,6 +275,11 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
           it_totals[1] += cost;
           it_totals[2] += ideal;
         }
+      }
+      if (global) {
+        std::sort(touched.begin(), touched.end());
+        t.block_sectors += static_cast<std::uint64_t>(
+            std::unique(touched.begin(), touched.end()) - touched.begin());
       }
     }
   };
@@ -283,6 +296,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.ideal += p.ideal;
     t.lanes += p.lanes;
     t.partial += p.partial;
+    t.block_sectors += p.block_sectors;
     for (std::size_t i = 0; i < p.per_iteration.size(); ++i)
       for (std::size_t j = 0; j < 3; ++j) t.per_iteration[i][j] += p.per_iteration[i][j];
   }
@@ -297,6 +311,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.ideal = scale(t.ideal);
     t.lanes = scale(t.lanes);
     t.partial = scale(t.partial);
+    t.block_sectors = scale(t.block_sectors);
     for (auto& it : t.per_iteration)
       for (auto& x : it) x = scale(x);
   }

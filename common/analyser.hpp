@@ -84,7 +84,13 @@ struct AccessTotals {
   std::uint64_t ideal = 0;         ///< The ideal for the same instructions.
   std::uint64_t lanes = 0;         ///< Active lanes, summed over those instructions.
   std::uint64_t partial = 0;       ///< Global: sectors an instruction touches only in part.
-  std::uint64_t blocks = 0;        ///< Blocks of the launch.
+  /// Global: the distinct sectors each block touches, summed over the blocks. For loads, the
+  /// sectors the block's SM asks of the L2 when its L1 serves every second touch of a sector
+  /// by the same block (two warps reading the two halves of one sector, say) and nothing is
+  /// shared between blocks: a sector two blocks read counts twice. (Stores pass the L1 to the
+  /// L2 request by request: for them the L2's count is cost.)
+  std::uint64_t block_sectors = 0;
+  std::uint64_t blocks = 0;  ///< Blocks of the launch.
   std::uint64_t visited = 0;       ///< Blocks visited (== blocks unless sampled).
   /// Instructions and cost of each iteration (one SASS instruction each, in an unrolled loop):
   /// per_iteration[i] = {instructions, cost, ideal} of iteration i.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -286,6 +287,14 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
                 "them)";
       line << "\n";
     }
+    // Loads: what the L2 is asked for, where it is not the matrix's own sectors (a block that
+    // reads sectors other blocks read too). Stores pass the L1 to the L2 request by request.
+    const double matrix = double(pb.shape.count()) * double(dtype_size(pb.dtype)) / kSectorBytes;
+    if (x.space == Space::global && x.op == Op::load && t.block_sectors > 0 &&
+        std::abs(double(t.block_sectors) / matrix - 1.0) >= 0.005)
+      line << "      L2: " << t.block_sectors << " sectors (each block's distinct sectors, "
+           << "summed), " << fixed2(double(t.block_sectors) / matrix)
+           << " for each sector of the matrix\n";
     if (t.instructions && t.lanes_per_instruction() < 31.0)
       line << "      -> only " << fixed2(t.lanes_per_instruction())
            << " of 32 lanes active per instruction on average: a full warp would need "
@@ -364,6 +373,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
        << "\",\"async\":" << (x.async ? "true" : "false") << ",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
+       << ",\"block_sectors\":" << t.block_sectors
        << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
        << ",\"predicted\":" << t.per_instruction()
        << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""

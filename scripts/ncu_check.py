@@ -89,7 +89,8 @@ ASYNC_METRICS = {
 ASYNC_L1_WAVEFRONTS = {
     ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
 }
-DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
+DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
+        "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
 SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
 INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far above its prediction
@@ -409,8 +410,13 @@ def main():
              "source counters | ok |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failures = []
-    dram = ["", "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) |",
-            "|---|---|---|---|---|---|"]
+    dram = ["", "DRAM traffic, and the sectors the SMs ask of the L2 beside the analyser's "
+            "count (reads: each block's distinct sectors, summed, block_sectors of --explain; "
+            "writes: the stores' sectors), shown, not compared",
+            "",
+            "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) | "
+            "L2 read sectors (analyser / measured) | L2 write sectors (analyser / measured) |",
+            "|---|---|---|---|---|---|---|---|"]
     jobs = []
     for exe in programs(a.build):
         name = os.path.basename(exe)
@@ -465,10 +471,18 @@ def main():
                                     f"{problem}")
                 print(lines[-1], flush=True)
             matrix = elements(shape) * (4 if dtype == "float" else 8)
+            # Loads: each block's distinct sectors (its L1 serves a second touch); stores: every
+            # request's sectors (they pass the L1 to the L2 one request at a time).
+            l2 = {"load": sum(x.get("block_sectors", 0) for x in plan["accesses"]
+                              if x["kind"] == "global load"),
+                  "store": sum(x["cost"] for x in plan["accesses"]
+                               if x["kind"] == "global store")}
             dram.append(f"| {name} | {variant} | {dtype} | "
                         f"{d['dram__bytes_read.sum'] / matrix:.3f} | "
                         f"{d['dram__bytes_write.sum'] / matrix:.3f} | "
-                        f"{d['gpu__time_duration.sum'] / 1e3:.1f} |")
+                        f"{d['gpu__time_duration.sum'] / 1e3:.1f} | "
+                        f"{l2['load']} / {d['lts__t_sectors_srcunit_tex_op_read.sum']:.0f} | "
+                        f"{l2['store']} / {d['lts__t_sectors_srcunit_tex_op_write.sum']:.0f} |")
     lines += dram + [""]
     lines += [f"FAIL: {f}" for f in failures] or ["every description matches the counters"]
     report(lines, a.markdown)

@@ -424,3 +424,48 @@ TEST_CASE("09-alignment: no output sector is written in part, at any shape", "[a
   const auto plan = step08::step().find("column")->plan(problem(4099, 129, tt::DType::f32));
   CHECK(tt::analyse_access(plan.accesses.back(), plan, 0).partial > 0);
 }
+
+// ---- What each block asks of the L2: its distinct sectors, summed over the blocks. ---------
+
+#include "10-invariants/invariants.hpp"
+#include "11-async-copy/async_copy.hpp"
+
+namespace {
+/// (load, store) sectors asked of the L2 (block_sectors) of @p variant on @p pb, every block
+/// visited.
+std::pair<std::uint64_t, std::uint64_t> l2_sectors(const tt::Step& step, const std::string& variant,
+                                                   const tt::Problem& pb) {
+  const auto plan = step.find(variant)->plan(pb);
+  std::uint64_t ld = 0, st = 0;
+  for (const auto& a : plan.accesses)
+    if (a.space == tt::Space::global)
+      (a.op == tt::Op::load ? ld : st) += tt::analyse_access(a, plan, 0).block_sectors;
+  return {ld, st};
+}
+}  // namespace
+
+TEST_CASE("L2 sectors: a block's repeated touches count once, another block's again",
+          "[analyser]") {
+  // 08's column kernel at 8192 x 8192: every sector of the input read and of the output
+  // written by one block, once: the matrix's own sectors on both sides.
+  const std::uint64_t matrix = 8192ull * 8192 * 4 / 32;
+  auto [ld, st] = l2_sectors(step08::step(), "column", problem(8192, 8192, tt::DType::f32));
+  CHECK(ld == matrix);
+  CHECK(st == matrix);
+  // At 4099 x 8191 step 10's skewed tiles write whole sectors, each by one block, but read 72
+  // rows for 64 and share the sectors at the ends of each row piece with the next column of
+  // blocks; the tall tiles (136 rows for 128) read fewer of them twice.
+  const std::uint64_t odd = (4099ull * 8191 * 4 + 31) / 32;
+  const auto lean = l2_sectors(step10::step(), "lean-only", problem(4099, 8191, tt::DType::f32));
+  const auto tall = l2_sectors(step11::step(), "tall", problem(4099, 8191, tt::DType::f32));
+  CHECK(lean.second == odd);
+  CHECK(tall.second == odd);
+  CHECK(lean.first > odd * 12 / 10);
+  CHECK(tall.first < lean.first);
+  CHECK(tall.first > odd);
+  // The L1 count (sectors summed over requests) is higher than the L2's: two warps read the
+  // halves of a sector that one block asks of the L2 once.
+  const auto plan = step10::step().find("lean-only")->plan(problem(4099, 8191, tt::DType::f32));
+  const auto t = tt::analyse_access(plan.accesses.front(), plan, 0);
+  CHECK(t.cost > t.block_sectors);
+}
