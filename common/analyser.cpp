@@ -278,8 +278,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
       }
       if (global) {
         std::sort(touched.begin(), touched.end());
-        t.block_sectors += static_cast<std::uint64_t>(
-            std::unique(touched.begin(), touched.end()) - touched.begin());
+        t.block_sectors += static_cast<std::uint64_t>(std::unique(touched.begin(), touched.end()) -
+                                                      touched.begin());
       }
     }
   };

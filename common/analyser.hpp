@@ -90,8 +90,8 @@ struct AccessTotals {
   /// shared between blocks: a sector two blocks read counts twice. (Stores pass the L1 to the
   /// L2 request by request: for them the L2's count is cost.)
   std::uint64_t block_sectors = 0;
-  std::uint64_t blocks = 0;  ///< Blocks of the launch.
-  std::uint64_t visited = 0;       ///< Blocks visited (== blocks unless sampled).
+  std::uint64_t blocks = 0;   ///< Blocks of the launch.
+  std::uint64_t visited = 0;  ///< Blocks visited (== blocks unless sampled).
   /// Instructions and cost of each iteration (one SASS instruction each, in an unrolled loop):
   /// per_iteration[i] = {instructions, cost, ideal} of iteration i.
   std::vector<std::array<std::uint64_t, 3>> per_iteration;

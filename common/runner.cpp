@@ -373,8 +373,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
        << "\",\"async\":" << (x.async ? "true" : "false") << ",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
-       << ",\"block_sectors\":" << t.block_sectors
-       << ",\"ideal\":" << t.ideal << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
+       << ",\"block_sectors\":" << t.block_sectors << ",\"ideal\":" << t.ideal
+       << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
        << ",\"predicted\":" << t.per_instruction()
        << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""
        << unit_name(x) << "\",\"per_iteration\":[";
