@@ -92,6 +92,10 @@ def main():
                 continue
             if all(verdicts.get(p) == "skipped" for p in GPU_PARTS):
                 no_gpu += 1
+                if no_gpu == len(lines) - 1:  # the first grades: no GPU here, say only that
+                    print(f"lab_proofs: skipped: the grader found no GPU ({exercise}: "
+                          f"{', '.join(f'{p}={verdicts[p]}' for p in GPU_PARTS)})")
+                    return 77
             bad = [p for p in must_fail if verdicts.get(p) != "failed"]
             for p in bad:
                 failures.append(f"{s}: {exercise} ({submission}): {p} is "
@@ -100,9 +104,6 @@ def main():
                          + " | ".join(verdicts.get(p, "-") for p in GPU_PARTS)
                          + f" | {result} | {'yes' if not bad else 'NO'} |")
             print(lines[-1], flush=True)
-    if no_gpu and no_gpu == len(lines) - 2:
-        print("lab_proofs: skipped: the graders found no GPU")
-        return 77
     out = lines + [""] + ([f"FAIL: {f}" for f in failures]
                           or ["every GPU part a proof set names failed"])
     print("\n".join(out[len(lines):]))
