@@ -6,13 +6,15 @@ tests/lab/sets.cmake lists, for each proof set, the submissions it grades and th
 must fail ("<exercise>|<submission>|<CPU parts>|<GPU parts>[|<says>]"). CI builds every set
 and checks the CPU parts; the GPU parts need a GPU. For every set packed under PROOFS_DIR by
 scripts/pack-lab-proofs.sh (PROOFS_DIR/<set>/lab/lab-grade and the step programs of the
-exercises it lists), this script grades each listed submission's GPU parts
-(`lab-grade --exercise X --gpu`) and requires each GPU part the set names for it to fail.
-The other GPU parts are reported as they come out, not judged: a wrong but exact submission
-(07's bank conflict) may pass the GPU's exactness and fail its speed bar on one GPU and not
-on another, and the table says which.
+exercises it lists), this script grades, for each listed submission, the GPU parts the set
+names for it (`lab-grade --exercise X --part P ...`), and requires each to fail. A submission
+for which the set names no GPU part (the CPU catches it) is not graded here. With
+--every-part it grades every GPU part of every listed submission (`--gpu`) and reports the
+parts the set does not name as they come out, not judged: a wrong but exact submission (07's
+bank conflict) may pass the GPU's exactness and fail its speed bar on one GPU and not on
+another, and the table says which.
 
-Usage: scripts/lab_proofs.py PROOFS_DIR [--markdown FILE] [--sets SET ...]
+Usage: scripts/lab_proofs.py PROOFS_DIR [--markdown FILE] [--sets SET ...] [--every-part]
        scripts/lab_proofs.py --list SET       (the exercises SET lists, for the packing)
 Exit status: 0 every named GPU part failed; 1 one did not, or a grader did not run; 2 bad
 usage; 77 no set packed under PROOFS_DIR, or no GPU.
@@ -60,6 +62,7 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--sets", nargs="*")
     ap.add_argument("--list")
+    ap.add_argument("--every-part", action="store_true")
     a = ap.parse_args()
     sets = read_sets()
     if a.list:
@@ -83,18 +86,21 @@ def main():
     for s in packed:
         grader = os.path.join(a.proofs, s, "lab", "lab-grade")
         for exercise, submission, _, must_fail in sets[s]:
-            r = subprocess.run([grader, "--exercise", exercise, "--gpu"], capture_output=True,
+            if not must_fail and not a.every_part:
+                continue  # the set names no GPU part: the CPU parts catch this one (CI)
+            parts = ["--gpu"] if a.every_part else [x for p in must_fail for x in ("--part", p)]
+            r = subprocess.run([grader, "--exercise", exercise, *parts], capture_output=True,
                                text=True)
             verdicts, result = parse_grade(r.stdout, exercise)
             if verdicts is None:
                 failures.append(f"{s}: {exercise} ({submission}): the grader printed no grade "
                                 f"(exit {r.returncode}): {r.stderr.strip()[:200]}")
                 continue
-            if all(verdicts.get(p) == "skipped" for p in GPU_PARTS):
+            if all(verdicts.get(p, "skipped") == "skipped" for p in GPU_PARTS):
                 no_gpu += 1
                 if no_gpu == len(lines) - 1:  # the first grades: no GPU here, say only that
                     print(f"lab_proofs: skipped: the grader found no GPU ({exercise}: "
-                          f"{', '.join(f'{p}={verdicts[p]}' for p in GPU_PARTS)})")
+                          f"{', '.join(f'{p}={verdicts.get(p, chr(45))}' for p in GPU_PARTS)})")
                     return 77
             bad = [p for p in must_fail if verdicts.get(p) != "failed"]
             for p in bad:

@@ -51,6 +51,12 @@ with tempfile.TemporaryDirectory() as tmp:
     # wrong-c names gpu-exact for 05 only: every other GPU verdict is reported, not judged.
     r = run(packed(tmp, "gpu-exact=failed gpu-speed=passed gpu-sanitizer=failed"))
     check(r.returncode == 0, f"the named GPU part fails: passes: {r.stdout}")
+    rows = [l for l in r.stdout.splitlines() if l.startswith("| wrong-c |")]
+    check(len(rows) == 1 and "05-multi-element" in rows[0],
+          f"only the submission with a named GPU part is graded by default: {rows}")
+    r = run(tmp, "--every-part")
+    rows = [l for l in r.stdout.splitlines() if l.startswith("| wrong-c |")]
+    check(r.returncode == 0 and len(rows) == 3, f"--every-part grades all three: {rows}")
     r = run(packed(tmp, "gpu-exact=passed gpu-speed=passed gpu-sanitizer=passed"), "--markdown",
             os.path.join(tmp, "t.md"))
     check(r.returncode == 1 and "05-multi-element" in r.stdout and "gpu-exact is passed" in r.stdout,
