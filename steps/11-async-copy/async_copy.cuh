@@ -2,6 +2,11 @@
 /// @brief Step 11's kernel: step 06's, with a load phase that copies from global to shared
 /// memory without passing through registers (cp.async, compute capability 8.0 and newer), and
 /// Tall, step 10's tiles twice as tall.
+///
+/// What changed since step 10: step 10 ran step 06's kernel with new moves; this step keeps
+/// the moves and changes the kernel's load phase (load_phase() below: one cp.async a move,
+/// then one wait, where step 06 loads into registers and then stores them). Tall is new work
+/// for the same kernel.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,9 @@ template <int BYTES>
 __device__ __forceinline__ void copy_async(void* dst, const void* src) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // .ca: the copy passes the L1, which keeps the sector for the block's other warps.
+  // The global address is passed as the generic address it is: for global memory the two
+  // are the same number.
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(src), "n"(BYTES)
                : "memory");
@@ -69,11 +77,11 @@ __global__ void __launch_bounds__(W::kThreads)
   const tt::Thread me = tt::this_thread();
   const bool whole = W::whole_tile(me, rows, cols);  // the same for every thread of the block
 
-  if (whole)
-    load_phase<false, W>(me, in, tile, rows, cols);
+  if (whole)  // the one change since step 06's kernel: this step's load phase, above
+    step11::load_phase<false, W>(me, in, tile, rows, cols);
   else
-    load_phase<true, W>(me, in, tile, rows, cols);
-  __syncthreads();
+    step11::load_phase<true, W>(me, in, tile, rows, cols);
+  __syncthreads();  // every thread's copies have landed (each waited for its own)
   if (whole)
     step06::store_phase<false, W>(me, tile, out, rows, cols);
   else
@@ -92,17 +100,18 @@ __global__ void __launch_bounds__(W::kThreads)
 template <typename T>
 struct Tall : step09::Skewed<T> {
   using Base = step09::Skewed<T>;
-  static constexpr int kTile = 64;                              ///< Output rows a block.
-  static constexpr int kOut = 2 * kTile;                        ///< Elements a row writes.
-  static constexpr int kRows = kOut + 8;                        ///< Input rows a block.
-  static constexpr int kThreads = 512;                          ///< Threads a block.
-  static constexpr int kStride = kThreads / kTile;              ///< Rows a load pass: 8.
+  static constexpr int kTile = 64;                  ///< Output rows a block.
+  static constexpr int kOut = 2 * kTile;            ///< Elements a row writes (step 10: 64).
+  static constexpr int kRows = kOut + 8;            ///< Input rows a block (step 10: 72).
+  static constexpr int kThreads = 512;              ///< Threads a block.
+  static constexpr int kStride = kThreads / kTile;  ///< Rows a load pass: 8.
   static constexpr int kLoadPasses = kRows * kTile / kThreads;  ///< 17 elements a thread.
   static constexpr int kStorePasses = kOut * kTile / kThreads;  ///< 16 elements a thread.
   static constexpr int kTileElems = kRows * kTile;              ///< 136 x 64, swizzled.
   static constexpr int kSectorElems = Base::kSectorElems;       ///< Elements a sector.
   static_assert(sizeof(T) == 4, "in double the tile passes 48 KB of static shared memory");
   static_assert(kStride == 8 && kSectorElems <= kStride, "8 output rows are whole sectors");
+  static_assert(kSectorElems <= kRows - kOut, "the skew fits in the extra rows");
 
   /// The main grid (64 input columns by 128 output elements a block) and one row of seam
   /// blocks, step 09's.
@@ -122,8 +131,8 @@ struct Tall : step09::Skewed<T> {
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     if (Base::seam(me)) return Base::seam_move(me, pass, true, rows, cols);
     const int t = static_cast<int>(me.thread.x), i0 = t / kTile, j = t % kTile;
-    const std::int64_t r0 = std::int64_t{me.block.y} * kOut + i0,
-                       c = std::int64_t{me.block.x} * kTile + j;
+    const std::int64_t r0 = std::int64_t{me.block.y} * kOut + i0;  // step 10: * 64
+    const std::int64_t c = std::int64_t{me.block.x} * kTile + j;
     const std::int64_t base = r0 * cols + c;  // the same in every pass
     const int i = i0 + kStride * pass;        // tile row
     const int slot = i * kTile + ((j ^ i0) ^ ((kStride * pass) & (kTile - 1)));
@@ -135,10 +144,10 @@ struct Tall : step09::Skewed<T> {
   TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
     if (Base::seam(me)) return Base::seam_move(me, pass, false, rows, cols);
     const int t = static_cast<int>(me.thread.x), u0 = t / kTile, j = t % kTile;
-    const int g = pass % kStride, k = pass / kStride;
+    const int g = pass % kStride, k = pass / kStride;  // step 10: g = pass, k = 0
     const std::int64_t c0 = std::int64_t{me.block.x} * kTile + u0;
     const int i = step09::head<kSectorElems>(c0, rows) + j + kTile * k;  // head(c0 + 8g)
-    const std::int64_t r = std::int64_t{me.block.y} * kOut + i;
+    const std::int64_t r = std::int64_t{me.block.y} * kOut + i;          // step 10: * 64
     const std::int64_t c = c0 + kStride * g;
     const int slot = i * kTile + ((u0 ^ (i & 7)) | ((kStride * g) ^ (i & 56)));  // (i, u0 + 8g)
     return {c < cols && r < step09::tail<kSectorElems>(c, rows),
