@@ -225,9 +225,11 @@ std::string in_flight(const LaunchPlan& p) {
                                  [](const Access& x) { return x.space == Space::shared; });
   const bool async =
       std::any_of(p.accesses.begin(), p.accesses.end(), [](const Access& x) { return x.async; });
-  os << "each thread issues " << p.loads_per_thread << (async ? " cp.async cop" : " global load")
-     << (p.loads_per_thread > 1 ? (async ? "ies" : "s") : (async ? "y" : "")) << " of "
-     << p.load_bytes << " bytes "
+  const bool many = p.loads_per_thread > 1;
+  const char* what = async ? (many ? "cp.async copies" : "cp.async copy")
+                           : (many ? "global loads" : "global load");
+  os << "each thread issues " << p.loads_per_thread << " " << what << " of " << p.load_bytes
+     << " bytes "
      << (async ? "into its tile before it waits for them"
                : std::string("before its first ") + (tiled ? "shared store" : "store"))
      << ":\n  " << p.loads_per_thread * p.load_bytes << " bytes in flight a thread"

@@ -139,19 +139,16 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                W::kLoadPasses, [=](const ThreadPos& t) {
                  return global(W::load(me(t), t.iteration, rows, cols));
                }});
-  if (async) {  // one cp.async a move: its global side, and its shared side beside it
-    const std::string copy = N == 1 ? "copy_async(&tile[m.slot], in + m.global)"
-                                    : "copy_async(&tile[m.slot[0]], in + m.global)";
-    a.back().code = copy;
-    a.back().async = true;
-    a.push_back(
-        {copy, Space::shared, Op::store, vec, W::kLoadPasses,
-         [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
-         true});
-  }
   if (W::kTileElems > 0) {
-    if (async) {
-      // the tile store is the cp.async above
+    if (async) {  // one cp.async a move: the load above and the tile store are one instruction
+      const std::string copy = N == 1 ? "copy_async(&tile[m.slot], in + m.global)"
+                                      : "copy_async(&tile[m.slot[0]], in + m.global)";
+      a.back().code = copy;
+      a.back().async = true;
+      a.push_back(
+          {copy, Space::shared, Op::store, vec, W::kLoadPasses,
+           [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
+           true});
     } else if (N == 1 || W::kTileStoreVec) {
       a.push_back({N == 1 ? "tile[m.slot] = v" : "store_vec(&tile[m.slot[0]], v)", Space::shared,
                    Op::store, vec, W::kLoadPasses, [=](const ThreadPos& t) {
