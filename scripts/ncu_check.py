@@ -53,6 +53,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,9 +87,10 @@ ASYNC_METRICS = {
     ("shared", "store"): ("smsp__sass_inst_executed_op_ldgsts.sum", None,
                           "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
 }
-ASYNC_L1_WAVEFRONTS = {
-    ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-}
+# The L1 keeps no wavefront count of its own for LDGSTS (Nsight Compute 2025.3 on sm_90 lists
+# only its bank conflicts, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts): the
+# column shows "-" for these rows.
+ASYNC_L1_WAVEFRONTS = {}
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
         "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
@@ -395,6 +397,9 @@ def main():
     shape = (["--rows", str(a.rows), "--cols", str(a.cols)] if a.rows and a.cols
              else ["--size", str(a.size)])
 
+    if not shutil.which(a.ncu):
+        print(f"ncu_check: Nsight Compute ({a.ncu}) not found", file=sys.stderr)
+        return 1
     ver = run([a.ncu, "--version"]).stdout.strip().splitlines()
     lines = [f"Nsight Compute: {ver[-1] if ver else '?'}; shape: {' '.join(shape)}; "
              f"warp instructions exact; global sectors within {SECTOR_TOLERANCE:.0%}; shared "
@@ -427,6 +432,16 @@ def main():
             continue
         variants = [l.split(":")[0].split(" ")[0] for l in listing.stdout.splitlines() if ":" in l]
         jobs += [(exe, name, variant, dtype) for variant in variants for dtype in a.dtype]
+    if not jobs:  # a check that profiled nothing has checked nothing
+        wanted = f" named {' '.join(a.only)}" if a.only else ""
+        print(f"ncu_check: no step program{wanted} with variants in {a.build}",
+              file=sys.stderr)
+        return 1
+    missing = sorted(set(a.only or []) - {name for _, name, _, _ in jobs})
+    if missing:
+        print(f"ncu_check: no program {', '.join(missing)} with variants in {a.build}",
+              file=sys.stderr)
+        return 1
     # The GPU profiles one kernel at a time (--once: the variant's only launch); the
     # descriptions and the reading of the reports (CPU only) run beside it.
     with tempfile.TemporaryDirectory() as tmp, \

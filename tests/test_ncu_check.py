@@ -233,5 +233,17 @@ if len(sys.argv) > 3:
         "plain loads beside the cp.async fail")
     check(not nc.async_kinds(plan), "07-swizzle's accesses are not cp.async")
 
+# A check that profiles nothing fails: an empty build folder, a program name it lacks, no ncu.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[2]))))
+with tempfile.TemporaryDirectory() as empty:
+    for args, what in (([empty, "--ncu", "true"], "an empty build folder"),
+                       ([build, "--ncu", "true", "--only", "99-none"], "a program it lacks"),
+                       ([build, "--ncu", os.path.join(empty, "ncu")], "no ncu")):
+        r = subprocess.run([sys.executable, sys.argv[1], *args], capture_output=True, text=True)
+        check(r.returncode != 0 and "ncu_check:" in r.stderr,
+              f"{what} fails with a message: rc {r.returncode}, {r.stderr.strip()[-200:]}")
+
 print(f"{len(failed)} failure(s)" if failed else "all passed")
 sys.exit(1 if failed else 0)
