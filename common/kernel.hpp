@@ -13,6 +13,8 @@
 #include <vector_types.h>
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "types.hpp"
 
@@ -72,6 +74,23 @@ struct Move<1> {
 TT_HD inline bool whole_tile(uint3 b, int tile, int rows, int cols) {
   return (static_cast<std::int64_t>(b.y) + 1) * tile <= rows &&
          (static_cast<std::int64_t>(b.x) + 1) * tile <= cols;
+}
+
+/// Whether work W has seam blocks, `W::seam(me)`: steps 09 to 11 give the sectors that two
+/// output rows share to one extra row of blocks, whose loads are gathers.
+template <class W, class = void>
+struct has_seam : std::false_type {};
+template <class W>
+struct has_seam<W, std::void_t<decltype(W::seam(std::declval<const Thread&>()))>>
+    : std::true_type {};
+
+/// Whether block @p me is one of work W's seam blocks (never, where W has none).
+template <class W>
+TT_HD bool is_seam(const Thread& me) {
+  if constexpr (has_seam<W>::value)
+    return W::seam(me);
+  else
+    return false;
 }
 
 /// What a work description says unless it says otherwise: one element a move, one pass before

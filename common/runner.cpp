@@ -315,7 +315,7 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
     out << "\n  " << kind_name(x) << ": " << x.code << "\n";
     if (std::none_of(addr.begin(), addr.end(), [](const auto& v) { return v.has_value(); })) {
       out << "  (no lane of this warp executes it in the first pass: its elements are outside "
-             "the matrix)\n";
+             "the matrix,\n   or this block takes another path)\n";
       continue;
     }
     if (x.space == Space::shared) {
@@ -365,6 +365,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << p.block.x << "," << p.block.y << "," << p.block.z << "],\"shared_bytes\":" << p.shared_bytes
      << ",\"kernel\":\"" << json_escape(p.kernel)
      << "\",\"loads_per_thread\":" << p.loads_per_thread << ",\"load_bytes\":" << p.load_bytes
+     << ",\"register_loads_per_thread\":" << p.register_loads_per_thread
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
      << ",\"accesses\":[";

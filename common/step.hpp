@@ -95,6 +95,10 @@ struct LaunchPlan {
   std::vector<Access> accesses;  ///< Empty for library calls (cudaMemcpy, cuBLAS).
   std::string kernel;            ///< The kernel's name as the compiler spells it (or empty).
   int loads_per_thread = 0;      ///< Global loads each thread issues before its first store.
+  /// Where a cp.async kernel's seam blocks load through registers (step 11): the global
+  /// loads each of their threads issues before its first shared store (1: one at a time);
+  /// 0 otherwise.
+  int register_loads_per_thread = 0;
   int load_bytes = 0;            ///< Bytes of each of those loads.
 };
 

@@ -115,7 +115,8 @@ bool pointers_fit(const T* in, const T* out) {
 }
 
 /// The four (or, without a tile, two) accesses of work W, through W::load and W::store; with
-/// @p async, the load and the tile store are one cp.async each.
+/// @p async, the load and the tile store are one cp.async each, and where W has seam blocks
+/// (has_seam) these load through registers: two more accesses, in those blocks only.
 template <class W>
 std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool async = false) {
   using T = typename W::Elem;
@@ -141,14 +142,35 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                }});
   if (W::kTileElems > 0) {
     if (async) {  // one cp.async a move: the load above and the tile store are one instruction
+      // ... except in seam blocks (is_seam), which load through registers as before.
       const std::string copy = N == 1 ? "copy_async(&tile[m.slot], in + m.global)"
                                       : "copy_async(&tile[m.slot[0]], in + m.global)";
+      const auto copied = [=](const ThreadPos& t) { return !is_seam<W>(me(t)); };
       a.back().code = copy;
       a.back().async = true;
-      a.push_back(
-          {copy, Space::shared, Op::store, vec, W::kLoadPasses,
-           [=](const ThreadPos& t) { return slot(W::load(me(t), t.iteration, rows, cols), 0); },
-           true});
+      a.back().address = [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+        if (!copied(t)) return std::nullopt;
+        return global(W::load(me(t), t.iteration, rows, cols));
+      };
+      a.push_back({copy, Space::shared, Op::store, vec, W::kLoadPasses,
+                   [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                     if (!copied(t)) return std::nullopt;
+                     return slot(W::load(me(t), t.iteration, rows, cols), 0);
+                   },
+                   true});
+      if constexpr (has_seam<W>::value) {
+        static_assert(N == 1, "seam blocks move one element a move");
+        a.push_back({"in[m.global]", Space::global, Op::load, vec, W::kLoadPasses,
+                     [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                       if (copied(t)) return std::nullopt;
+                       return global(W::load(me(t), t.iteration, rows, cols));
+                     }});
+        a.push_back({"tile[m.slot] = v", Space::shared, Op::store, vec, W::kLoadPasses,
+                     [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                       if (copied(t)) return std::nullopt;
+                       return slot(W::load(me(t), t.iteration, rows, cols), 0);
+                     }});
+      }
     } else if (N == 1 || W::kTileStoreVec) {
       a.push_back({N == 1 ? "tile[m.slot] = v" : "store_vec(&tile[m.slot[0]], v)", Space::shared,
                    Op::store, vec, W::kLoadPasses, [=](const ThreadPos& t) {
@@ -183,6 +205,8 @@ LaunchPlan plan_of(const Problem& pb) {
   p.shared_bytes = static_cast<std::size_t>(W::kTileElems) * sizeof(typename W::Elem);
   p.kernel = kernel_name<P::kernel>();
   p.loads_per_thread = W::kLoadPasses;
+  if constexpr (has_seam<W>::value)
+    if (P::kAsyncLoad) p.register_loads_per_thread = 1;  // step 11's seam_phase(): one by one
   p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
                            p.block, p.grid, P::kAsyncLoad);

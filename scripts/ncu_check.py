@@ -58,39 +58,38 @@ import subprocess
 import sys
 import tempfile
 
-KINDS = [("global", "load"), ("global", "store"), ("shared", "load"), ("shared", "store")]
+# A kind of access: (space, op, made by cp.async). cp.async (step 11): one instruction, LDGSTS,
+# is a global load and a shared store at once, counted apart from plain loads and stores
+# (cp.async.ca: the "cache access" flavour). A kernel may have both: step 11's seam blocks
+# load through registers beside the cp.async of the others.
+KINDS = [("global", "load", False), ("global", "store", False), ("shared", "load", False),
+         ("shared", "store", False), ("global", "load", True), ("shared", "store", True)]
 METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
-    ("global", "load"): ("smsp__sass_inst_executed_op_global_ld.sum",
-                         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-    ("global", "store"): ("smsp__sass_inst_executed_op_global_st.sum",
-                          "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-                          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
-    ("shared", "load"): ("smsp__sass_inst_executed_op_shared_ld.sum", None,
-                         "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
-    ("shared", "store"): ("smsp__sass_inst_executed_op_shared_st.sum", None,
-                          "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    ("global", "load", False): ("smsp__sass_inst_executed_op_global_ld.sum",
+                                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+    ("global", "store", False): ("smsp__sass_inst_executed_op_global_st.sum",
+                                 "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                                 "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+    ("shared", "load", False): ("smsp__sass_inst_executed_op_shared_ld.sum", None,
+                                "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+    ("shared", "store", False): ("smsp__sass_inst_executed_op_shared_st.sum", None,
+                                 "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    ("global", "load", True): (
+        "smsp__sass_inst_executed_op_ldgsts.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"),
+    ("shared", "store", True): (
+        "smsp__sass_inst_executed_op_ldgsts.sum", None,
+        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
 }
-# The L1's count of the same wavefronts: shown beside the compared one, with its excess.
+# The L1's count of the same wavefronts: shown beside the compared one, with its excess. The
+# L1 keeps none of its own for LDGSTS (Nsight Compute 2025.3 on sm_90 lists only its bank
+# conflicts, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts): "-" in those rows.
 L1_WAVEFRONTS = {
-    ("shared", "load"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    ("shared", "store"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    ("shared", "load", False): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    ("shared", "store", False): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
-# cp.async (step 11): one instruction, LDGSTS, is a global load and a shared store at once,
-# counted apart from plain loads and stores (cp.async.ca: the "cache access" flavour). A kernel
-# whose description marks its accesses "async" is compared on these, and its plain loads and
-# shared stores must then be none.
-ASYNC_METRICS = {
-    ("global", "load"): ("smsp__sass_inst_executed_op_ldgsts.sum",
-                         "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
-                         "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"),
-    ("shared", "store"): ("smsp__sass_inst_executed_op_ldgsts.sum", None,
-                          "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
-}
-# The L1 keeps no wavefront count of its own for LDGSTS (Nsight Compute 2025.3 on sm_90 lists
-# only its bank conflicts, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts): the
-# column shows "-" for these rows.
-ASYNC_L1_WAVEFRONTS = {}
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
         "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
@@ -100,42 +99,40 @@ INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far ab
 
 # --- The comparison (pure: tests/test_ncu_check.py plants wrong descriptions into it). -----
 
+def kind_of(access):
+    """The kind (space, op, made by cp.async) of one access of a description."""
+    space, op = access["kind"].split()
+    return space, op, bool(access.get("async"))
+
+
+def kind_name(kind):
+    return f"{kind[0]} {kind[1]}" + (" (cp.async)" if kind[2] else "")
+
+
 def predicted_by_kind(plan):
-    """{(space, op): [access, ...]} of a description (--explain --format json)."""
+    """{kind: [access, ...]} of a description (--explain --format json)."""
     out = {}
     for a in plan["accesses"]:
-        space, op = a["kind"].split()
-        out.setdefault((space, op), []).append(a)
+        out.setdefault(kind_of(a), []).append(a)
     return out
-
-
-def async_kinds(plan):
-    """The kinds of access that @p plan says cp.async makes (LDGSTS): its global loads and
-    shared stores, or none."""
-    return {kind for kind, accesses in predicted_by_kind(plan).items()
-            if any(a.get("async") for a in accesses)}
 
 
 def compare(plan, measured, per_instruction=None):
     """Rows (kind, predicted, measured, problems) comparing description @p plan with
     @p measured = {kind: {"instructions", "requests", "cost"}}; @p per_instruction, when the
     source counters were read, = {kind: [(opcode, executed, cost), ...]} for shared kinds.
-    Where the description says cp.async makes a kind, @p measured holds the LDGSTS counters
-    for it, and its plain ones under "plain": these must be none."""
+    A kind the description lacks must not be executed: plain loads beside cp.async ones that
+    the description does not have fail, as do LDGSTS where it says plain instructions."""
     rows = []
     pred = predicted_by_kind(plan)
     for kind in KINDS:
         m = measured.get(kind, {"instructions": 0, "requests": 0, "cost": 0})
         accesses = pred.get(kind, [])
         problems = []
-        if m.get("plain"):
-            problems.append(f"the kernel executes {m['plain']:.0f} plain {kind[0]} {kind[1]} "
-                            f"instructions; the description has each made by cp.async")
         if not accesses:
             if m["instructions"] > 0:
-                problems.append(f"the kernel executes {m['instructions']:.0f} {kind[0]} "
-                                f"{kind[1]} instructions; the description has none")
-            if problems:
+                problems.append(f"the kernel executes {m['instructions']:.0f} "
+                                f"{kind_name(kind)} instructions; the description has none")
                 rows.append((kind, None, m, problems))
             continue
         p_instr = sum(a["instructions"] for a in accesses)
@@ -295,8 +292,9 @@ def parse_source(text):
     num = lambda v: float((v or "0").replace(",", "") or 0)  # noqa: E731
     for r in rows:
         op = re.sub(r"^@!?P\w+\s+", "", (r[source] or "").strip()).split(" ")[0]
-        kind = ("shared", "load") if op.startswith("LDS") else \
-            ("shared", "store") if op.startswith(("STS", "LDGSTS")) else None
+        kind = ("shared", "load", False) if op.startswith("LDS") else \
+            ("shared", "store", False) if op.startswith("STS") else \
+            ("shared", "store", True) if op.startswith("LDGSTS") else None
         if kind:
             n = num(r[executed])
             if threads and num(r[threads]) == 0:
@@ -309,9 +307,7 @@ def profile_to(ncu, exe, variant, shape_args, dtype, report_file):
     """Profiles the one launch of `exe --variant VARIANT --once` (the metrics and the source
     counters) into @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
-                     | set(L1_WAVEFRONTS.values())
-                     | {m for v in ASYNC_METRICS.values() for m in v if m}
-                     | set(ASYNC_L1_WAVEFRONTS.values()))
+                     | set(L1_WAVEFRONTS.values()))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--once"] + shape_args
     r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
              "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
@@ -352,28 +348,21 @@ def read_report(ncu, report_file, plan):
     values = kernels[0][1]
     source = run(read + ["--page", "source", "--print-source", "sass"])
     per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
-    return measure_kinds(values, async_kinds(plan)), per_instruction, \
+    return measure_kinds(values), per_instruction, \
         {m: values.get(m, float("nan")) for m in DRAM}
 
 
-def measure_kinds(values, asynchronous):
-    """{kind: {"instructions", "requests", "cost", "l1"[, "plain"]}} from one kernel's counter
-    @p values: the plain counters of each kind, or, for the kinds in @p asynchronous, the
-    LDGSTS counters with the plain instructions of the kind beside them ("plain")."""
+def measure_kinds(values):
+    """{kind: {"instructions", "requests", "cost", "l1"}} from one kernel's counter
+    @p values."""
     measured = {}
     for k in KINDS:
-        if k in asynchronous:
-            inst, req, cost = ASYNC_METRICS[k]
-            l1 = ASYNC_L1_WAVEFRONTS.get(k)
-        else:
-            inst, req, cost = METRICS[k]
-            l1 = L1_WAVEFRONTS.get(k)
+        inst, req, cost = METRICS[k]
+        l1 = L1_WAVEFRONTS.get(k)
         measured[k] = {"instructions": values.get(inst, 0.0),
                        "requests": values.get(req) if req else None,
                        "cost": values.get(cost, 0.0),
                        "l1": values.get(l1) if l1 else None}
-        if k in asynchronous:
-            measured[k]["plain"] = values.get(METRICS[k][0], 0.0)
     return measured
 
 
@@ -477,12 +466,12 @@ def main():
                        and per_instruction else "-")
                 l1 = (f"{m['l1'] / m['instructions']:.2f}" if m.get("l1") is not None
                       and m["instructions"] else "-")
-                lines.append(f"| {name} | {variant} | {dtype} | {kind[0]} {kind[1]} | "
+                lines.append(f"| {name} | {variant} | {dtype} | {kind_name(kind)} | "
                              f"{pi} / {m['instructions']:.0f} | {pc} | {m['cost']:.0f} | "
                              f"{ideal} | {per} | {l1} | {src} | "
                              f"{'yes' if not problems else 'NO'} |")
                 for problem in problems:
-                    failures.append(f"{name}/{variant} {dtype} {kind[0]} {kind[1]}: "
+                    failures.append(f"{name}/{variant} {dtype} {kind_name(kind)}: "
                                     f"{problem}")
                 print(lines[-1], flush=True)
             matrix = elements(shape) * (4 if dtype == "float" else 8)

@@ -31,7 +31,9 @@ A kernel that fills its tile with cp.async (step 11) has no shared store in its 
 each LDGSTS is a global load and a shared store at once, and the thread waits for them all at
 one DEPBAR. There the loads counted are the LDGSTS before the first DEPBAR (LDGDEPBAR, which
 only closes the group, is no load), and a shared load after a DEPBAR with no barrier between
-them reads the tile before the other threads' copies are known to have landed.
+them reads the tile before the other threads' copies are known to have landed. Step 11's seam
+blocks load through registers beside the copies (register_loads_per_thread in the
+description): the side that makes no copy must batch that many plain loads (LDG) instead.
 
 The tiled kernels run a check-free path for blocks whose tile lies wholly inside the matrix
 and a checked path for edge blocks. The table lists, for each side, the longest run of loads
@@ -215,7 +217,7 @@ def is_tile_write(op):
     return op.startswith(("STS", "DEPBAR"))
 
 
-def path_runs(code):
+def path_runs(code, counts=is_load):
     """How each path through the kernel batches its global loads: (runs, late, reused, unsynced).
 
     The kernel's first two-way branch before any shared store splits it in sides (the
@@ -285,7 +287,7 @@ def path_runs(code):
                     if rw:  # the store's predicate register was needed again: the reason
                         reused.update(w)
                     sp, rw, n, w = None, False, 0, frozenset()
-                elif is_load(op):
+                elif counts(op):
                     if stored:
                         late.add(code[i][0])
                         w = w | {code[i][0]}
@@ -370,7 +372,17 @@ def main_path(code):
     return None
 
 
-def check_kernel(code, loads, load_bytes):
+def is_copy(op):
+    """A cp.async copy (LDGSTS)."""
+    return op.startswith("LDGSTS")
+
+
+def is_plain_load(op):
+    """A global load into registers (LDG)."""
+    return is_load(op) and not is_copy(op)
+
+
+def check_kernel(code, loads, load_bytes, register_loads=0):
     """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
     load that no barrier separates from the shared stores before it, a side
     none of whose paths issues @p loads before its first shared store (it serialises), loads
@@ -383,19 +395,29 @@ def check_kernel(code, loads, load_bytes):
     ops = [opcode(text) for _, text in code]
     runs, late, reused, unsynced = path_runs(code)
     problems, notes = [], []
+    # Each side must batch @p loads; in a cp.async kernel whose seam blocks load through
+    # registers (@p register_loads > 0, step 11), a side that makes no copy is that path and
+    # must batch its @p register_loads plain loads.
+    need = [loads] * len(runs)
+    if register_loads:
+        copies = path_runs(code, counts=is_copy)[0]
+        plain = path_runs(code, counts=is_plain_load)[0]
+        runs = [p if c == 0 else c for c, p in zip(copies, plain)]
+        need = [register_loads if c == 0 else loads for c in copies]
     if unsynced:
         problems.append(f"a shared load after a shared store with no barrier between them (at "
                         f"{', '.join(hex(x) for x in unsynced[:4])}): a thread reads the tile "
                         f"before the block has written it")
-    short = [r for r in runs if r < loads]
+    short = [r for r, n in zip(runs, need) if r < n]
     if short and late and set(late) == set(reused) and max(runs) == loads:
         notes.append(f"a side issues at most {min(short)} of its {loads} loads before its first "
                      f"shared store, a store under a predicate register that it then needs for a "
                      f"later load's check; {len(late)} load instruction(s) wait for an earlier "
                      f"load (at {', '.join(hex(x) for x in late[:4])})")
     elif short:
-        problems.append(f"a side of the kernel issues at most {min(short)} of its {loads} "
-                        f"loads before a shared store")
+        r, n = min((r, n) for r, n in zip(runs, need) if r < n)
+        problems.append(f"a side of the kernel issues at most {r} of its {n} "
+                        f"{'register ' if n != loads else ''}loads before a shared store")
     if not runs and sum(is_load(o) for o in ops) < loads:
         problems.append(f"{sum(is_load(o) for o in ops)} loads, {loads} described")
     widths = sorted({width(o) for o in ops if is_load(o)})
@@ -514,7 +536,8 @@ def main():
                                 f"{plan['kernel']} not found in the {a.arch} SASS")
                 continue
             want = plan["loads_per_thread"]
-            runs, late, problems, why = check_kernel(sass[mangled], want, plan["load_bytes"])
+            runs, late, problems, why = check_kernel(sass[mangled], want, plan["load_bytes"],
+                                                     plan.get("register_loads_per_thread", 0))
             notes += [f"{name}/{plan['variant']} {plan['dtype']} {plan['shape']}: {w}"
                       for w in why]
             r = res.get(mangled, {})

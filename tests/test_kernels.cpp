@@ -144,8 +144,8 @@ TEST_CASE("every step is exact on misaligned views (pointer one element in)", "[
   for (const tt::Step* st : tt::tutorial_steps())
     for (const auto& v : st->variants) {
       if (!tt::runs_on(v, device().cc_major, device().cc_minor)) continue;  // check_variant says so
-      check_misaligned<float>(*st, v);
-      check_misaligned<double>(*st, v);
+      if (v.supports(tt::DType::f32)) check_misaligned<float>(*st, v);
+      if (v.supports(tt::DType::f64)) check_misaligned<double>(*st, v);
     }
 }
 

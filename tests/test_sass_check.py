@@ -86,6 +86,29 @@ unsynced = ["LDGSTS.E"] * 2 + ["LDGDEPBAR", "DEPBAR.LE SB0, 0x0", "LDS", "STG.E"
 check(any("no barrier" in p for p in sc.check_kernel(unsynced, 2, 4)[2]),
       "a shared load after the wait with no barrier fails")
 
+# Step 11's seam blocks load through registers beside the copies: the side that makes no copy
+# batches the description's register loads (2) instead of its copies (9).
+seam = [(0x00, "@P0 BRA 0xd0")] + [(0x10 + 0x10 * i, "LDGSTS.E [R1], desc[UR4][R2.64]")
+                                   for i in range(9)] + [
+    (0xa0, "LDGDEPBAR"), (0xb0, "DEPBAR.LE SB0, 0x0"), (0xc0, "BRA 0x110"),
+    (0xd0, "LDG.E R1, desc[UR4][R2.64]"), (0xe0, "LDG.E R3, desc[UR4][R4.64]"),
+    (0xf0, "STS [R0], R1"), (0x100, "STS [R0+0x800], R3"),
+    (0x110, "BAR.SYNC.DEFER_BLOCKING 0x0"), (0x120, "LDS R5, [R6]"), (0x130, "STG.E desc[UR4][R8.64], R5"),
+    (0x140, "EXIT")]
+runs, late, problems, notes = sc.check_kernel(seam, 9, 4, register_loads=2)
+check(runs == [9, 2] and not problems, f"9 copies, and 2 register loads on the seam side: "
+      f"{runs} {problems}")
+check(sc.check_kernel(seam, 9, 4)[2], "without register loads described, the seam side fails")
+check(sc.check_kernel(seam, 9, 4, register_loads=3)[2], "2 register loads described as 3 fail")
+serial_seam = seam[:12] + [(0xd0, "LDG.E R1, desc[UR4][R2.64]"), (0xe0, "STS [R0], R1"),
+                           (0xf0, "LDG.E R3, desc[UR4][R4.64]"), (0x100, "STS [R0+0x800], R3")] \
+    + seam[16:]
+check(any("register loads" in p for p in sc.check_kernel(serial_seam, 9, 4, register_loads=2)[2]),
+      "a seam side that loads one at a time fails, and says so")
+short_copies = seam[:1] + seam[2:]
+check(sc.check_kernel(short_copies, 9, 4, register_loads=2)[2],
+      "8 copies where 9 are described fail with register loads described too")
+
 # The main path: fall through every conditional branch, take the unconditional ones, stop at
 # the first unconditional EXIT; its instructions and the bytes its global stores write.
 code = [(0x00, "ISETP.GE.AND P0, PT, R0, R1, PT"), (0x10, "@P0 BRA 0x50"),  # edge tiles at 0x50

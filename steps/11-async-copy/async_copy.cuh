@@ -66,8 +66,27 @@ __device__ void load_phase(const tt::Thread& me, const T* __restrict__ in, T* ti
   wait_all();
 }
 
+/// A seam block's moves (steps 09 and 10: each group of lanes reads down an input column),
+/// each through a register. A cp.async whose warp gathers from many rows writes shared memory
+/// in more wavefronts than its slots need, where an STS to the same slots takes one (chapter
+/// 11 measures it). These blocks are one row of the grid, with 2 moves a thread at most, made
+/// one after the other: holding both in registers first would take the double kernel from 32
+/// registers a thread to 38, and every block of the grid from 4 an SM to 3 (the SASS check's
+/// table shows the registers).
+template <class W, typename T>
+__device__ void seam_phase(const tt::Thread& me, const T* __restrict__ in, T* tile, int rows,
+                           int cols) {
+  if constexpr (tt::has_seam<W>::value) {
+#pragma unroll
+    for (int p = 0; p < W::kSeamPasses; ++p) {  // a seam move is inside in these passes only
+      const auto m = W::load(me, p, rows, cols);
+      if (m.inside) tile[m.slot_of(0)] = in[m.global];
+    }
+  }
+}
+
 /// Moves the tiles of work W: step 06's kernel (06-float4/float4.cuh) with the load phase
-/// above; the barrier and the store phase are step 06's.
+/// above (seam blocks: seam_phase()); the barrier and the store phase are step 06's.
 template <class W>
 __global__ void __launch_bounds__(W::kThreads)
     transpose_async(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out, int rows,
@@ -77,8 +96,10 @@ __global__ void __launch_bounds__(W::kThreads)
   const tt::Thread me = tt::this_thread();
   const bool whole = W::whole_tile(me, rows, cols);  // the same for every thread of the block
 
-  if (whole)  // the one change since step 06's kernel: this step's load phase, above
+  if (whole)  // the change since step 06's kernel: this step's load phase, above
     step11::load_phase<false, W>(me, in, tile, rows, cols);
+  else if (tt::is_seam<W>(me))  // a seam block gathers: through registers, as in step 10
+    step11::seam_phase<W>(me, in, tile, rows, cols);
   else
     step11::load_phase<true, W>(me, in, tile, rows, cols);
   __syncthreads();  // every thread's copies have landed (each waited for its own)
