@@ -81,8 +81,8 @@ TT_HD inline bool whole_tile(uint3 b, int tile, int rows, int cols) {
 template <class W, class = void>
 struct has_seam : std::false_type {};
 template <class W>
-struct has_seam<W, std::void_t<decltype(W::seam(std::declval<const Thread&>()))>>
-    : std::true_type {};
+struct has_seam<W, std::void_t<decltype(W::seam(std::declval<const Thread&>()))>> : std::true_type {
+};
 
 /// Whether block @p me is one of work W's seam blocks (never, where W has none).
 template <class W>

@@ -99,7 +99,7 @@ struct LaunchPlan {
   /// loads each of their threads issues before its first shared store (1: one at a time);
   /// 0 otherwise.
   int register_loads_per_thread = 0;
-  int load_bytes = 0;            ///< Bytes of each of those loads.
+  int load_bytes = 0;  ///< Bytes of each of those loads.
 };
 
 /// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).
