@@ -224,6 +224,10 @@ if len(sys.argv) > 3:
             if names[1]:
                 add(names[1], m["requests"])
             add(names[2], m["cost"])
+        if on_async:  # the L1's plain load requests and sectors count the LDGSTS's too
+            copy, plain = nc.METRICS[("global", "load", True)], nc.METRICS[("global", "load", False)]
+            for i in (1, 2):
+                v[plain[i]] = v.get(plain[i], 0) + v.get(copy[i], 0)
         return v
 
     good = nc.measure_kinds(values_for(aplan, True))
