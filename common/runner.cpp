@@ -264,6 +264,11 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
     const AccessTotals& t = a.totals[i];
     sampled = sampled || t.sampled();
     std::ostringstream line;
+    if (t.instructions == 0) {  // a path this shape does not take (step 11's seam loads)
+      out << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code
+          << "\n      no warp makes it at this shape\n";
+      continue;
+    }
     line << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code << "\n      "
          << fixed2(t.per_instruction()) << " " << unit_name(x) << ", ideal "
          << fixed2(t.ideal_per_instruction());

@@ -244,6 +244,23 @@ if len(sys.argv) > 3:
           "plain loads beside the cp.async that the description lacks fail")
     check(not any(k[2] for k in nc.predicted_by_kind(plan)),
           "07-swizzle's accesses are not cp.async")
+    # At a shape with no seam moves (rows a multiple of 8) the seam accesses are described
+    # with no instruction: a kernel that runs none of them passes, one that runs some fails.
+    out = subprocess.run([sys.argv[3], "--explain", "--format", "json", "--sample", "0",
+                          "--variant", "async-only", "--rows", "256", "--cols", "131"],
+                         capture_output=True, text=True)
+    wplan = json.loads(out.stdout.splitlines()[0])
+    seam = [a for a in wplan["accesses"] if not a.get("async")
+            and a["kind"] in ("global load", "shared store")]
+    check(len(seam) == 2 and all(a["instructions"] == 0 for a in seam),
+          f"no seam move at 256 x 131: {[(a['kind'], a['instructions']) for a in seam]}")
+    quiet = nc.measure_kinds(values_for(wplan, True))
+    check(not problems(nc.compare(wplan, quiet)), "seam accesses of no instruction, none "
+          "executed, pass: " + "; ".join(problems(nc.compare(wplan, quiet))))
+    noisy = values_for(wplan, True)
+    noisy[nc.METRICS[("global", "load", False)][0]] = 32.0
+    check(any("description has none" in x for x in problems(
+        nc.compare(wplan, nc.measure_kinds(noisy)))), "seam loads where none are described fail")
 
 # A check that profiles nothing fails: an empty build folder, a program name it lacks, no ncu.
 import os  # noqa: E402
