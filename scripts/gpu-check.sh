@@ -207,6 +207,7 @@ if want ncu || want ncu-more || want counters; then
     if want counters; then
       # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
       part "ncu counters" python3 "$ROOT/scripts/ncu_counters.py" "$BUILD" \
+        --also 11-async-copy/async-only,11-async-copy/registers,11-async-copy/tall:float \
         --markdown "$OUT/counters.md"
       # The bank model itself: shared-memory patterns, predicted and measured
       # (course/banks.cu), and the wavefront counter beside global traffic.

@@ -16,8 +16,12 @@ table never silently lacks a column. Run it with the same arguments on two GPUs 
 tables side by side: a kernel that is fast on one and slow on the other shows why here.
 
 Usage: scripts/ncu_counters.py BUILD_DIR [--sizes 8192x16384,4099x8191] [--dtypes float,double]
-                                         [--from-step 05] [--ncu ncu] [--markdown FILE] [--list]
+                                         [--from-step 05] [--also STEP/VARIANT[:DTYPE],...]
+                                         [--ncu ncu] [--markdown FILE] [--list]
 --from-step NN leaves out the steps before NN (the references are always in).
+--also profiles more variants at the same sizes, beside the headline ones (in the given type
+only, with :DTYPE): step 11's `async-only` and `registers` side by side say what the copies
+change in how the SM waits.
 --list prints the commands it would profile and exits (no GPU, no ncu needed).
 Exit status: 0 all profiled (or listed), 1 a run failed, 2 bad usage.
 """
@@ -52,10 +56,15 @@ CANDIDATES = [
     ("stall drain %", "smsp__warp_issue_stalled_drain_per_warp_active.pct"),
     ("warp instr M", "smsp__inst_executed.sum"),
     ("issue active %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+    ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("L1 % peak", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+    ("L1 data wavefronts M", "l1tex__data_pipe_lsu_wavefronts.sum"),
+    ("LSU pipe %", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
 ]
 SCALE = {"gpu__time_duration.sum": 1e-3, "dram__bytes_read.sum": 1e-6,
          "dram__bytes_write.sum": 1e-6,
-         "smsp__inst_executed.sum": 1e-6}  # ns -> us, bytes -> MB, instructions -> millions
+         "smsp__inst_executed.sum": 1e-6,
+         "l1tex__data_pipe_lsu_wavefronts.sum": 1e-6}  # ns -> us, bytes -> MB, counts -> M
 
 
 def headline_jobs(build, sizes, dtypes, from_step):
@@ -81,6 +90,26 @@ def headline_jobs(build, sizes, dtypes, from_step):
     return jobs
 
 
+def extra_jobs(build, also, sizes, dtypes):
+    """[(program path, step/variant, dtype, rows, cols)] of --also: each STEP/VARIANT[:DTYPE]
+    at every size, in every type of @p dtypes (or in its own)."""
+    jobs = []
+    for item in filter(None, (x.strip() for x in also.split(","))):
+        m = re.fullmatch(r"(\d\d-[a-z0-9-]+)/([a-z0-9-]+)(?::(float|double))?", item)
+        if not m:
+            raise SystemExit(f"ncu_counters: --also {item}: STEP/VARIANT[:DTYPE] expected")
+        step, variant, only = m.groups()
+        exe = os.path.join(build, "steps", step, step)
+        if not os.access(exe, os.X_OK):
+            raise SystemExit(f"ncu_counters: --also {item}: no program {exe}")
+        for size in sizes.split(","):
+            rows, cols = size.split("x")
+            for dtype in dtypes.split(","):
+                if only in (None, dtype):
+                    jobs.append((exe, f"{step}/{variant}", dtype, rows, cols))
+    return jobs
+
+
 def command(job):
     exe, name, dtype, rows, cols = job
     variant = name.split("/", 1)[1]
@@ -94,6 +123,7 @@ def main():
     ap.add_argument("--sizes", default="8192x16384,4099x8191")
     ap.add_argument("--dtypes", default="float,double")
     ap.add_argument("--from-step", default="05")
+    ap.add_argument("--also", default="")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--markdown")
     ap.add_argument("--list", action="store_true")
@@ -101,6 +131,7 @@ def main():
     if not re.fullmatch(r"\d\d", a.from_step):
         ap.error("--from-step: two digits, e.g. 05")
     jobs = headline_jobs(a.build, a.sizes, a.dtypes, a.from_step)
+    jobs += extra_jobs(a.build, a.also, a.sizes, a.dtypes) if jobs else []
     if not jobs:
         print("ncu_counters: the benchmark lists no headline kernels", file=sys.stderr)
         return 2
