@@ -234,6 +234,9 @@ std::string in_flight(const LaunchPlan& p) {
                : std::string("before its first ") + (tiled ? "shared store" : "store"))
      << ":\n  " << p.loads_per_thread * p.load_bytes << " bytes in flight a thread"
      << (async ? ", in no register" : "");
+  if (p.register_loads_per_thread > 0)
+    os << "\n  (the seam blocks' threads load through registers, " << p.register_loads_per_thread
+       << (p.register_loads_per_thread == 1 ? " load" : " loads") << " before a shared store)";
   return os.str();
 }
 
@@ -265,8 +268,10 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
     sampled = sampled || t.sampled();
     std::ostringstream line;
     if (t.instructions == 0) {  // a path this shape does not take (step 11's seam loads)
-      out << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code
-          << "\n      no warp makes it at this shape\n";
+      out << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code << "\n      "
+          << (t.sampled() ? "no warp of the blocks visited makes it (--sample 0: every block)"
+                          : "no warp makes it at this shape")
+          << "\n";
       continue;
     }
     line << "  " << kind_name(x) << " (" << x.width << " B)  " << x.code << "\n      "

@@ -130,11 +130,12 @@ def compare(plan, measured, per_instruction=None):
         # An access no warp makes at this shape (step 11's seam loads where no sector is
         # shared) is described as none: the kernel must then execute none either.
         accesses = [a for a in pred.get(kind, []) if a["instructions"] > 0]
-        problems = []
+        problems = [m["layout"]] if m.get("layout") else []
         if not accesses:
             if m["instructions"] > 0:
                 problems.append(f"the kernel executes {m['instructions']:.0f} "
                                 f"{kind_name(kind)} instructions; the description has none")
+            if problems:
                 rows.append((kind, None, m, problems))
             continue
         p_instr = sum(a["instructions"] for a in accesses)
@@ -209,10 +210,15 @@ def run(cmd):
 
 
 def description(exe, variant, shape_args, dtype):
+    """The variant's description (--explain --format json), or None for a type the variant
+    does not take or a library call (no accesses); RuntimeError when the program fails."""
     r = run([exe, "--explain", "--format", "json", "--sample", "0", "--variant", variant,
              "--dtype", dtype] + shape_args)
-    if r.returncode != 0 or not r.stdout.strip():
+    if r.returncode != 0 and "does not support --dtype" in r.stderr:
         return None
+    if r.returncode != 0 or not r.stdout.strip():
+        raise RuntimeError(f"{os.path.basename(exe)} --variant {variant} --dtype {dtype} "
+                           f"--explain: exit status {r.returncode}: {r.stderr.strip()[-300:]}")
     plan = json.loads(r.stdout.splitlines()[0])
     return plan if plan["accesses"] else None
 
@@ -373,6 +379,10 @@ def measure_kinds(values):
     if measured[plain]["requests"] is not None:
         measured[plain]["requests"] -= values.get(copy_req, 0.0)
     measured[plain]["cost"] -= values.get(copy_cost, 0.0)
+    if measured[plain]["cost"] < 0 or (measured[plain]["requests"] or 0) < 0:
+        measured[plain]["layout"] = ("the plain load counters are below the LDGSTS ones: this "
+                                     "Nsight Compute counts them apart, and the subtraction "
+                                     "is wrong here")
     return measured
 
 
@@ -449,6 +459,11 @@ def main():
                  for exe, _, variant, dtype in jobs]
         reads, profiled = {}, {}
         for i, ((exe, _, variant, dtype), plan) in enumerate(zip(jobs, plans)):
+            try:
+                plan.result()
+            except RuntimeError as e:  # a description that failed describes nothing
+                failures.append(str(e))
+                continue
             if plan.result():  # not an unsupported type, a library call, ...
                 # A kernel that another variant already ran with the same launch (step 11's
                 # `registers` is step 10's kernel, say) has the same counters: its profile
@@ -462,6 +477,8 @@ def main():
                 report_file = os.path.join(tmp, f"profile{i}")
                 profile_to(a.ncu, exe, variant, shape, dtype, report_file)
                 reads[i] = pool.submit(read_report, a.ncu, report_file, p)
+        if not profiled:
+            failures.append("no kernel was profiled: nothing was checked")
         results = {i: future.result() for i, future in reads.items()}
         for i in sorted(results):
             exe, name, variant, dtype = jobs[i]

@@ -102,6 +102,9 @@ def extra_jobs(build, also, sizes, dtypes):
         exe = os.path.join(build, "steps", step, step)
         if not os.access(exe, os.X_OK):
             raise SystemExit(f"ncu_counters: --also {item}: no program {exe}")
+        listing = subprocess.run([exe, "--list"], capture_output=True, text=True).stdout
+        if variant not in (line.split(":")[0].split(" ")[0] for line in listing.splitlines()):
+            raise SystemExit(f"ncu_counters: --also {item}: {step} has no variant {variant}")
         for size in sizes.split(","):
             rows, cols = size.split("x")
             for dtype in dtypes.split(","):

@@ -404,6 +404,9 @@ def check_kernel(code, loads, load_bytes, register_loads=0):
         plain = path_runs(code, counts=is_plain_load)[0]
         runs = [p if c == 0 else c for c, p in zip(copies, plain)]
         need = [register_loads if c == 0 else loads for c in copies]
+        if sum(c == 0 for c in copies) > 1 or not any(copies):  # one register side at most
+            problems.append(f"{sum(c == 0 for c in copies)} of {len(copies)} sides make no "
+                            f"copy, where only the seam blocks' side loads through registers")
     if unsynced:
         problems.append(f"a shared load after a shared store with no barrier between them (at "
                         f"{', '.join(hex(x) for x in unsynced[:4])}): a thread reads the tile "

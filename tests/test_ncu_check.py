@@ -262,16 +262,27 @@ if len(sys.argv) > 3:
     check(any("description has none" in x for x in problems(
         nc.compare(wplan, nc.measure_kinds(noisy)))), "seam loads where none are described fail")
 
-# A check that profiles nothing fails: an empty build folder, a program name it lacks, no ncu.
+# Counters that keep LDGSTS apart from plain loads (plain below the copies) are not read as
+# negative plain loads: the check says the counter layout differs.
+apart = {nc.METRICS[("global", "load", True)][2]: 500.0, nc.METRICS[("global", "load", False)][2]: 0.0}
+check(any("counts them apart" in x for x in problems(nc.compare(plan, nc.measure_kinds(apart)))),
+      "plain load counters below the LDGSTS ones fail with the reason")
+
+# A check that profiles nothing fails: an empty build folder, a program name it lacks, no ncu,
+# a description that fails, a program with no kernel to profile.
 import os  # noqa: E402
 import tempfile  # noqa: E402
 build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[2]))))
 with tempfile.TemporaryDirectory() as empty:
     for args, what in (([empty, "--ncu", "true"], "an empty build folder"),
                        ([build, "--ncu", "true", "--only", "99-none"], "a program it lacks"),
-                       ([build, "--ncu", os.path.join(empty, "ncu")], "no ncu")):
+                       ([build, "--ncu", os.path.join(empty, "ncu")], "no ncu"),
+                       ([build, "--ncu", "true", "--only", "07-swizzle", "--dtype", "bogus"],
+                        "a description that fails"),
+                       ([build, "--ncu", "true", "--only", "01-hello-world"],
+                        "nothing to profile")):
         r = subprocess.run([sys.executable, sys.argv[1], *args], capture_output=True, text=True)
-        check(r.returncode != 0 and "ncu_check:" in r.stderr,
+        check(r.returncode != 0 and ("ncu_check:" in r.stderr or "FAIL:" in r.stdout),
               f"{what} fails with a message: rc {r.returncode}, {r.stderr.strip()[-200:]}")
 
 print(f"{len(failed)} failure(s)" if failed else "all passed")

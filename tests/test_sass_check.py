@@ -105,6 +105,10 @@ serial_seam = seam[:12] + [(0xd0, "LDG.E R1, desc[UR4][R2.64]"), (0xe0, "STS [R0
     + seam[16:]
 check(any("register loads" in p for p in sc.check_kernel(serial_seam, 9, 4, register_loads=2)[2]),
       "a seam side that loads one at a time fails, and says so")
+lost = [(a, t.replace("LDGSTS.E [R1], desc[UR4][R2.64]", "LDG.E R1, desc[UR4][R2.64]"))
+        for a, t in seam]
+check(sc.check_kernel(lost, 9, 4, register_loads=2)[2],
+      "a kernel whose copy side lost its cp.async (plain loads on both sides) fails")
 short_copies = seam[:1] + seam[2:]
 check(sc.check_kernel(short_copies, 9, 4, register_loads=2)[2],
       "8 copies where 9 are described fail with register loads described too")
