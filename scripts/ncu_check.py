@@ -196,9 +196,11 @@ def compare_instructions(accesses, instructions):
 # --- Running the programs and Nsight Compute. ----------------------------------------------
 
 def programs(build):
+    """The transposing programs of @p build: each step's (01-hello-world transposes nothing
+    and takes none of the options), then the references."""
     found = sorted(p for p in glob.glob(os.path.join(build, "steps", "*", "*"))
                    if os.path.basename(p) == os.path.basename(os.path.dirname(p))
-                   and os.access(p, os.X_OK))
+                   and os.path.basename(p) != "01-hello-world" and os.access(p, os.X_OK))
     ref = os.path.join(build, "common", "references")
     if os.access(ref, os.X_OK):
         found.append(ref)

@@ -285,5 +285,10 @@ with tempfile.TemporaryDirectory() as empty:
         check(r.returncode != 0 and ("ncu_check:" in r.stderr or "FAIL:" in r.stdout),
               f"{what} fails with a message: rc {r.returncode}, {r.stderr.strip()[-200:]}")
 
+# The programs profiled are the transposing ones: 01-hello-world has no --explain to ask.
+names = [os.path.basename(p) for p in nc.programs(build)]
+check("01-hello-world" not in names and "02-naive" in names and "references" in names,
+      f"the programs profiled: {names}")
+
 print(f"{len(failed)} failure(s)" if failed else "all passed")
 sys.exit(1 if failed else 0)
