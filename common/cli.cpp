@@ -47,6 +47,15 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       desc.str(), "whole_number");
 }
 
+std::vector<std::string> variant_names(const std::string& value) {
+  std::vector<std::string> names;
+  std::size_t from = 0;
+  for (std::size_t comma; (comma = value.find(',', from)) != std::string::npos; from = comma + 1)
+    names.push_back(value.substr(from, comma - from));
+  names.push_back(value.substr(from));
+  return names;
+}
+
 std::size_t parse_bytes(const std::string& flag, const std::string& text) {
   const UsageError bad(flag + ": '" + text + "' is not a size (give e.g. 16K, 256M or 1G)");
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || text.size() > 12)
@@ -133,7 +142,8 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
                "profiler (ncu) or compute-sanitizer")
       ->excludes(warmup)
       ->excludes(reps);
-  auto* variant = app.add_option("-v,--variant", o.variant, "Kernel variant, or 'all'");
+  auto* variant = app.add_option("-v,--variant", o.variant,
+                                 "Kernel variant, several separated by commas, or 'all'");
   std::string block;
   std::ostringstream def;
   def << step.default_block.x << "x" << step.default_block.y;
@@ -191,15 +201,18 @@ std::optional<Options> parse_options(const Step& step, int argc, const char* con
   // The usage hint is printed once, by tt::guarded, after the message.
   if (o.variant.empty() && variant->count() == 0) o.variant = step.default_variant;
   if (o.variant != "all") {
-    const Variant* v = step.find(o.variant);
-    if (v == nullptr) {
-      std::string names;
-      for (const auto& x : step.variants) names += (names.empty() ? "" : ", ") + x.name;
-      throw UsageError("--variant: '" + o.variant + "' is not a variant of " + step.id +
-                       "; choose one of: " + names + ", all");
+    for (const std::string& name : variant_names(o.variant)) {  // one, or several: a,b
+      const Variant* v = step.find(name);
+      if (v == nullptr) {
+        std::string names;
+        for (const auto& x : step.variants) names += (names.empty() ? "" : ", ") + x.name;
+        throw UsageError("--variant: '" + name + "' is not a variant of " + step.id +
+                         "; choose one of: " + names + ", all (or several, a,b)");
+      }
+      if (!v->supports(o.dtype))
+        throw UsageError("--variant " + v->name + " does not support --dtype " +
+                         dtype_name(o.dtype));
     }
-    if (!v->supports(o.dtype))
-      throw UsageError("--variant " + v->name + " does not support --dtype " + dtype_name(o.dtype));
   }
   // Bytes of one matrix must fit in 63 bits (the product of two 31-bit sides times 8 does not).
   const long double bytes = static_cast<long double>(o.shape.rows) * o.shape.cols *

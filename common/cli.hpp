@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "step.hpp"
 
@@ -23,7 +24,7 @@ struct Options {
   DType dtype = DType::f32;         ///< --dtype float|double
   int warmup = 10;                  ///< --warmup launches before timing
   int reps = 50;                    ///< --reps timed launches (one event pair each); 0: --once
-  std::string variant;              ///< --variant NAME|all (empty: the step's default)
+  std::string variant;              ///< --variant NAME[,NAME...]|all (empty: the default)
   std::optional<BlockShape> block;  ///< --block BXxBY (steps that take it)
   Format format = Format::text;     ///< --format text|csv|json (svg: with --explain)
   int device = 0;                   ///< --device INDEX
@@ -44,6 +45,10 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
 /// Parses a byte count for option @p flag: digits, optionally followed by K, M or G (binary
 /// units: 16K is 16384 bytes). Throws UsageError naming the flag otherwise, or for zero.
 std::size_t parse_bytes(const std::string& flag, const std::string& text);
+
+/// The names of a --variant value: "a,b" gives a and b, in that order; "a" gives a (an empty
+/// value gives one empty name, which no step has).
+std::vector<std::string> variant_names(const std::string& value);
 
 /// Parses "BXxBY" (e.g. "32x8"); throws UsageError with the expected form otherwise.
 BlockShape parse_block(const std::string& text);

@@ -445,9 +445,12 @@ int run_step(const Step& step, int argc, char** argv) {
     const Options& o = *parsed;
     const Problem pb{o.shape, o.dtype, o.block};
 
-    std::vector<const Variant*> chosen;
+    std::vector<const Variant*> chosen;  // in the step's order
+    const std::vector<std::string> named = variant_names(o.variant);
     for (const auto& v : step.variants)
-      if ((o.variant == "all" && v.supports(o.dtype)) || v.name == o.variant) chosen.push_back(&v);
+      if ((o.variant == "all" && v.supports(o.dtype)) ||
+          std::find(named.begin(), named.end(), v.name) != named.end())
+        chosen.push_back(&v);
 
     // Every plan is checked against the limits of every CUDA device first, so that a shape
     // no device can launch is refused alike with or without a GPU, in every mode.

@@ -100,6 +100,13 @@ TEST_CASE("bad values name the flag and the problem", "[cli]") {
   CHECK(error_of(s, {"--dtype", "half"}).find("half") != std::string::npos);
   CHECK(error_of(s, {"--variant", "fast"}).find("choose one of: read-coalesced") !=
         std::string::npos);
+  // Several variants, a,b: each name is checked, and a wrong one is named.
+  CHECK(error_of(s, {"--variant", "read-coalesced,fast"}).find("'fast'") != std::string::npos);
+  CHECK(error_of(s, {"--variant", "read-coalesced,"}).find("''") != std::string::npos);
+  CHECK(exit_status(s, {"--variant", "read-coalesced,write-coalesced", "--explain", "--size",
+                        "64"}) == tt::kExitOk);
+  CHECK(tt::variant_names("a,b") == std::vector<std::string>{"a", "b"});
+  CHECK(tt::variant_names("a") == std::vector<std::string>{"a"});
   CHECK(error_of(s, {"--block", "32"}).find("WIDTHxHEIGHT") != std::string::npos);
   CHECK(error_of(s, {"--block", "64x32"}).find("1024 threads") != std::string::npos);
   CHECK(error_of(s, {"--block", "0x8"}).find("at least 1") != std::string::npos);
