@@ -39,8 +39,9 @@ template <class W>
 struct has_whole_tile<W, std::void_t<decltype(W::whole_tile(std::declval<const Thread&>(), 0, 0))>>
     : std::true_type {};
 
-/// The load passes that work W makes unchecked in a whole tile: all of them, unless W says
-/// that only its first W::kFullPasses are (step 12 checks the passes after them even there).
+/// The load passes that work W makes unchecked in a whole tile, in a kernel that checks the
+/// passes from W::kFullPasses on even there (step 12's; the Path says so): all of them,
+/// unless W states kFullPasses.
 template <class W, class = void>
 struct full_passes {
   static constexpr int value = W::kLoadPasses;  ///< Every load pass.
@@ -80,7 +81,7 @@ inline std::vector<uint3> far_blocks(dim3 grid) {
 /// third argument): each block's threads then also run it, in order, into a second tile, and
 /// every slot must hold what the moves put there, so that a load phase that skips a pass or
 /// loads nothing fails on the CPU as it would on the GPU.
-template <class W, class HOST = void>
+template <class W, class HOST = void, bool CUTS = false>
 Problems emulate(const Problem& pb, bool far = false) {
   using T = typename W::Elem;
   constexpr int N = W::kVec;
@@ -145,11 +146,11 @@ Problems emulate(const Problem& pb, bool far = false) {
     return true;
   };
 
-  // A block that W calls whole skips the checks of its stores and of its first full_passes
-  // loads: each of those moves must be inside.
+  // A block that W calls whole skips the checks of its stores and loads (CUTS: of its first
+  // full_passes loads only): each of those moves must be inside.
   bool whole = false;
   const auto check_whole = [&](const Move<N>& m, const Thread& me, int pass, bool load) {
-    if (whole && !m.inside && (!load || pass < detail::full_passes<W>::value))
+    if (whole && !m.inside && (!load || !CUTS || pass < detail::full_passes<W>::value))
       fail("whole_tile() is true for a block with a move outside the matrix, at " +
            detail::where(me, pass));
   };

@@ -46,13 +46,17 @@ namespace tt {
 /// @p ASYNC says that the kernel's load phase copies each move with cp.async (step 11): one
 /// instruction (LDGSTS) that is the global load and the tile store at once, with no register
 /// between them. The moves, and so the analysis, are the same; the access list says so.
-template <class W, auto KERNEL, class HOST = void, bool ASYNC = false>
+///
+/// @p CUTS says that the kernel checks W's load passes from W::kFullPasses on even in a whole
+/// tile (step 12: their moves may be cut), so the emulation lets those moves be outside.
+template <class W, auto KERNEL, class HOST = void, bool ASYNC = false, bool CUTS = false>
 struct Path {
   using Work = W;                            ///< The work description.
   using Elem = typename W::Elem;             ///< Its element type.
   using Host = HOST;                         ///< The load phase on the CPU, or void.
   static constexpr auto kernel = KERNEL;     ///< The kernel.
   static constexpr bool kAsyncLoad = ASYNC;  ///< Its loads go to the tile by cp.async.
+  static constexpr bool kCutPasses = CUTS;   ///< Whole tiles check passes from kFullPasses on.
 };
 
 /// The grid of TILE x TILE tiles over a rows x cols input (x along its columns), with @p block.
@@ -264,7 +268,7 @@ Problems emulate_all(const Problem& pb, bool far) {
     using Q = decltype(path);
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p : emulate<typename Q::Work, typename Q::Host>(pb, far))
+      for (auto& p : emulate<typename Q::Work, typename Q::Host, Q::kCutPasses>(pb, far))
         all.push_back(kernel_name<Q::kernel>() + ": " + p);
     }
   };

@@ -27,9 +27,9 @@
 
 namespace step12 {
 
-/// Work W, moved by this step's kernel.
+/// Work W, moved by this step's kernel, which checks the cut passes even in whole tiles.
 template <class W>
-using Path = tt::Path<W, transpose_trimmed<W>>;
+using Path = tt::Path<W, transpose_trimmed<W>, void, false, true>;
 /// Work W, moved by step 06's kernel (steps 08 to 10).
 template <class W>
 using Vec = tt::Path<W, step06::transpose_vec<W>>;
@@ -49,6 +49,10 @@ const tt::Step& step() {
             "wide", "always the trimmed tiles of 72 x 128 (18 loads a thread); float only"),
         tt::variant<Path<Trimmed<float>>, Path<Trimmed<double>>>(
             "trimmed", "always step 10's tiles, each block loading only the rows it stores"),
+        tt::variant<Path<TallTrimmed<float>>>(
+            "tall",
+            "step 11's tiles of 136 x 64, trimmed, loaded through registers (17 a thread); "
+            "float only"),
         tt::variant<Vec<step09::Column<float>>, Vec<step10::Lean<float>>,
                     Vec<step09::Column<double>>, Vec<step10::Lean<double>>>(
             "lean", "step 10's kernels as they are, for the comparison in one run"),

@@ -11,6 +11,7 @@
 
 #include "09-alignment/alignment.cuh"
 #include "10-invariants/invariants.cuh"
+#include "11-async-copy/async_copy.cuh"
 #include "kernel.hpp"
 
 namespace step12 {
@@ -27,10 +28,11 @@ TT_HD inline int rows_read(int tile, int rows) {
 }
 
 /// Load pass p of work W's main blocks, cut to the rows that a store reads: tile row @p i
-/// (the move's, from W's own load()) is read only below rows_read().
+/// (the move's, from W's own load()) is read only below rows_read(), for blocks whose output
+/// rows get @p out elements each.
 template <class W>
-TT_HD inline tt::Move<> trim(tt::Move<> m, const tt::Thread& me, int i, int rows) {
-  if (!W::seam(me) && i >= rows_read<W::kSectorElems>(W::kTile, rows)) m.inside = false;
+TT_HD inline tt::Move<> trim(tt::Move<> m, const tt::Thread& me, int i, int out, int rows) {
+  if (!W::seam(me) && i >= rows_read<W::kSectorElems>(out, rows)) m.inside = false;
   return m;
 }
 
@@ -50,7 +52,7 @@ struct Trimmed : step10::Lean<T> {
   /// the rows a store reads.
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int i = static_cast<int>(me.thread.x) / Base::kTile + Base::kStride * pass;
-    return trim<Base>(Base::load(me, pass, rows, cols), me, i, rows);
+    return trim<Base>(Base::load(me, pass, rows, cols), me, i, Base::kTile, rows);
   }
 };
 
@@ -104,7 +106,7 @@ struct Wide : step09::Skewed<T> {
     const int i = i0 + kStride * pass;  // tile row
     const tt::Move<> m{r0 + kStride * pass < rows && c < cols,
                        r0 * cols + c + std::int64_t{kStride} * pass * cols, slot(i, j)};
-    return trim<Base>(m, me, i, rows);
+    return trim<Base>(m, me, i, kTile, rows);
   }
   /// Pass p: output row c0 + 8p (t = 64 u0 + j), its j-th element from head(c0), which is
   /// head(c0 + 8p), as step 10's store.
@@ -118,6 +120,23 @@ struct Wide : step09::Skewed<T> {
     return {c < cols && r < step09::tail<kSectorElems>(c, rows),
             c0 * rows + r + std::int64_t{kOutStride} * pass * rows,
             slot(i, u0 + kOutStride * pass)};
+  }
+};
+
+/// Step 11's tall tiles (136 x 64: 128 output elements a row) loaded through registers, cut
+/// as Trimmed: a block reads 128 + S - g rows (135 in float where rows is odd). 17 loads a
+/// thread; float only, as step 11's.
+template <typename T>
+struct TallTrimmed : step11::Tall<T> {
+  using Base = step11::Tall<T>;
+  static constexpr int kFullPasses = Base::kOut / Base::kStride;  ///< Rows 0 to 127: whole.
+  static constexpr int kMinBlocks = 2;  ///< Blocks an SM the registers must allow (3 spill).
+
+  /// Step 11's load of pass p, tile row i0 + 8p of column j, not made below the rows a store
+  /// reads.
+  TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
+    const int i = static_cast<int>(me.thread.x) / Base::kTile + Base::kStride * pass;
+    return trim<Base>(Base::load(me, pass, rows, cols), me, i, Base::kOut, rows);
   }
 };
 
