@@ -93,6 +93,21 @@ TT_HD bool is_seam(const Thread& me) {
     return false;
 }
 
+/// The blocks an SM that __launch_bounds__ may ask for, for blocks of @p threads threads, on
+/// the architecture being compiled: @p want, or as many as its SMs hold threads for (1024 on
+/// compute capability 7.5, 1536 on 8.6 and 8.9, 2048 on 8.0 and 9.0).
+TT_HD constexpr int min_blocks(int want, int threads) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750)
+  constexpr int sm_threads = 1024;
+#elif defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+  constexpr int sm_threads = 1536;
+#else
+  constexpr int sm_threads = 2048;
+#endif
+  return want * threads <= sm_threads ? want : sm_threads / threads;
+}
+
 /// What a work description says unless it says otherwise: one element a move, one pass before
 /// the barrier and one after it, no shared-memory tile. Steps derive their work from it and
 /// state only what they change.

@@ -48,8 +48,8 @@ struct Trimmed : step10::Lean<T> {
   /// Blocks an SM the registers must allow: step 10's (4 in float, 3 in double).
   static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 3;
 
-  /// Step 10's load of pass p, tile row i0 + 8p of column j (t = 64 i0 + j), not made below
-  /// the rows a store reads.
+  /// Step 10's load of pass p, tile row i0 + 8p of column j (t = 64 i0 + j), not made for a
+  /// tile row that no store reads (rows_read() and on).
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int i = static_cast<int>(me.thread.x) / Base::kTile + Base::kStride * pass;
     return trim<Base>(Base::load(me, pass, rows, cols), me, i, Base::kTile, rows);
@@ -132,8 +132,8 @@ struct TallTrimmed : step11::Tall<T> {
   static constexpr int kFullPasses = Base::kOut / Base::kStride;  ///< Rows 0 to 127: whole.
   static constexpr int kMinBlocks = 2;  ///< Blocks an SM the registers must allow (3 spill).
 
-  /// Step 11's load of pass p, tile row i0 + 8p of column j, not made below the rows a store
-  /// reads.
+  /// Step 11's load of pass p, tile row i0 + 8p of column j, not made for a tile row that no
+  /// store reads (rows_read() and on).
   TT_HD static tt::Move<> load(const tt::Thread& me, int pass, int rows, int cols) {
     const int i = static_cast<int>(me.thread.x) / Base::kTile + Base::kStride * pass;
     return trim<Base>(Base::load(me, pass, rows, cols), me, i, Base::kOut, rows);
@@ -160,25 +160,10 @@ __device__ void load_phase(const tt::Thread& me, const T* __restrict__ in, T* ti
   }
 }
 
-/// The blocks an SM that __launch_bounds__ may ask for, for blocks of @p threads threads, on
-/// the architecture being compiled: @p want, or as many as its SMs hold threads for (1024 on
-/// compute capability 7.5, 1536 on 8.6 and 8.9, 2048 on 8.0 and 9.0).
-constexpr int min_blocks(int want, int threads) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750)
-  constexpr int sm_threads = 1024;
-#elif defined(__CUDA_ARCH__) && \
-    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
-  constexpr int sm_threads = 1536;
-#else
-  constexpr int sm_threads = 2048;
-#endif
-  return want * threads <= sm_threads ? want : sm_threads / threads;
-}
-
 /// Moves the tiles of work W: step 06's kernel (06-float4/float4.cuh) with the load phase
 /// above; the barrier and the store phase are step 06's.
 template <class W>
-__global__ void __launch_bounds__(W::kThreads, min_blocks(W::kMinBlocks, W::kThreads))
+__global__ void __launch_bounds__(W::kThreads, tt::min_blocks(W::kMinBlocks, W::kThreads))
     transpose_trimmed(const tt::Elem<W>* __restrict__ in, tt::Elem<W>* __restrict__ out, int rows,
                       int cols) {
   using T = tt::Elem<W>;
