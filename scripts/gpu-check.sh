@@ -9,6 +9,7 @@
 #   latency    course/latency: the latency of one load, idle and under a streaming copy;
 #   sectors    course/sectors: the time of writing sectors whole and in two halves at several
 #              distances, and with ncu its L2 and DRAM counters (scripts/sector_costs.py);
+#              course/lines: the time of a copy whose loads or stores cross 128-byte lines;
 #   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
 #   bench      course/bench: headline variants over sizes (bench.csv);
@@ -117,6 +118,7 @@ if want latency; then
 fi
 if want sectors; then
   part "sectors" "$BUILD/course/sectors"
+  part "lines" "$BUILD/course/lines"
   if command -v ncu >/dev/null; then
     part "sector costs" python3 "$ROOT/scripts/sector_costs.py" "$BUILD" \
       --markdown "$OUT/sectors.md"

@@ -107,6 +107,10 @@ if [ -x "$BUILD/course/sectors" ]; then
   RUNS+=("sectors|sectors_256K|$BUILD/course/sectors|--bytes|256K|--reps|1")
   PROGRAMS+=("sectors")
 fi
+if [ -x "$BUILD/course/lines" ]; then
+  RUNS+=("lines|lines_64K|$BUILD/course/lines|--bytes|64K|--reps|1")
+  PROGRAMS+=("lines")
+fi
 
 run_one() {  # run_one TOOL NAME COMMAND...: one run under the tool, its status in NAME.rc
   local tool=$1 name=$2

@@ -71,6 +71,7 @@ enum class Kind {
   latency,  ///< latency: working-set sizes, --stride, --steps, --device
   banks,    ///< banks: --pattern or --list, --format, --device
   sectors,  ///< sectors: --mode, --distance, --bytes, --reps, --device
+  lines,    ///< lines: --mode, --bytes, --reps, --device
 };
 
 Kind kind_of(const Program& p) {
@@ -78,6 +79,7 @@ Kind kind_of(const Program& p) {
   if (p.name == "latency") return Kind::latency;
   if (p.name == "banks") return Kind::banks;
   if (p.name == "sectors") return Kind::sectors;
+  if (p.name == "lines") return Kind::lines;
   return p.name == "bench" ? Kind::bench : Kind::step;
 }
 
@@ -106,7 +108,8 @@ std::vector<NumericFlag> numeric_flags(const Program& p) {
     return {
         {"--stride", -1, 4, 1 << 20}, {"--steps", -1, 1000, 100000000}, {"--device", -1, 0, 1023}};
   if (kind_of(p) == Kind::banks) return {{"--device", -1, 0, 1023}};
-  if (kind_of(p) == Kind::sectors) return {{"--reps", -1, 1, 10000}, {"--device", -1, 0, 1023}};
+  if (kind_of(p) == Kind::sectors || kind_of(p) == Kind::lines)
+    return {{"--reps", -1, 1, 10000}, {"--device", -1, 0, 1023}};
   return {{"--rows", -1, 1, 2147483647}, {"--cols", -1, 1, 2147483647},
           {"--size", -1, 1, 2147483647}, {"--reps", -1, 1, 100000},
           {"--warmup", -1, 0, 100000},   {"--device", -1, 0, 1023},
@@ -164,7 +167,8 @@ std::vector<std::string> valid_run(const Program& p, const NumericFlag& f,
                                    const std::string& value) {
   std::vector<std::string> args = with_value(p, f, value);
   const bool lists = kind_of(p) == Kind::bench || kind_of(p) == Kind::latency ||
-                     kind_of(p) == Kind::banks || kind_of(p) == Kind::sectors;
+                     kind_of(p) == Kind::banks || kind_of(p) == Kind::sectors ||
+                     kind_of(p) == Kind::lines;
   args.push_back(lists ? "--list" : "--explain");
   if (kind_of(p) == Kind::step) {
     if (f.label == "--rows") args.insert(args.end(), {"--cols", "64"});
@@ -206,6 +210,13 @@ std::vector<Refused> refused_lines(const Program& p) {
     r.push_back({{"--mode", "nope"}, {"--mode", "nope"}});
     r.push_back({{"--distance", "3"}, {"--distance applies to --mode halves"}});
     r.push_back({{"--mode", "halves", "--distance", "131072"}, {"--distance", "131072 blocks"}});
+    return r;
+  }
+  if (kind_of(p) == Kind::lines) {
+    for (const std::string b : {"abc", "1X", "0", "", "-1G"})
+      r.push_back({{"--bytes", b}, {"--bytes: '" + b + "' is not a size"}});
+    r.push_back({{"--bytes", "1000"}, {"--bytes", "128-byte lines"}});
+    r.push_back({{"--mode", "nope"}, {"--mode", "nope"}});
     return r;
   }
   if (kind_of(p) == Kind::banks) {
@@ -401,7 +412,7 @@ TEST_CASE("the table names every program of the course", "[hostile]") {
   }
   for (const tt::Step* s : tt::tutorial_steps()) CHECK(names.count(s->id) == 1);
   for (const char* other :
-       {"01-hello-world", "references", "tour", "bench", "latency", "banks", "sectors"})
+       {"01-hello-world", "references", "tour", "bench", "latency", "banks", "sectors", "lines"})
     CHECK(names.count(other) == 1);
   CHECK(names.count(tt::references().id) == 1);
 }
@@ -484,7 +495,8 @@ TEST_CASE("a valid run exits 3 with one line when there is no CUDA device, and 0
       args = {"--sizes", "64", "--dtypes", "float", "--warmup", "0", "--reps", "1", "--out", csv};
     if (kind_of(p) == Kind::latency) args = {"--sizes", "16K", "--steps", "1000"};
     if (kind_of(p) == Kind::banks) args = {"--pattern", "w4-ideal"};
-    if (kind_of(p) == Kind::sectors) args = {"--bytes", "64K", "--reps", "1"};
+    if (kind_of(p) == Kind::sectors || kind_of(p) == Kind::lines)
+      args = {"--bytes", "64K", "--reps", "1"};
     jobs.emplace_back(p.path, args);
   }
   const std::vector<Outcome> outcomes = run_all(jobs);
