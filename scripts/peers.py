@@ -29,7 +29,7 @@ import sys
 HEADER = ["sweep", "step", "variant", "block", "dtype", "rows", "cols", "median_ms", "min_ms",
           "max_ms", "samples", "gbps", "pct_peak", "pct_copy", "pct_cublas", "verified",
           "fits_l2", "device", "cuda", "date"]
-SIZES = "1024,2048,4096,8192,16384,8192x16384,4099x8191,4096x8191,4099x8192"
+SIZES = "1024,2048,4096,8192,16384,8192x16384,4099x8191,12345x6789,8191x4099,4096x8191,4099x8192"
 SKIP = 77
 
 
