@@ -9,17 +9,29 @@ counter that explains it, in the file --explained names (CSV: device,dtype,rows,
 reason, the device as the bench's CSV names it); a listed row that is not a drop fails too,
 so that the list says what the data say.
 
-Usage: scripts/ladder_check.py BENCH.csv [BENCH.csv ...] [--explained FILE] [--report]
+--checks DIR takes the bench of the newest check of each GPU: for each DIR/<gpu>/gpu-check.txt
+(the committed summary), DIR/<gpu>/<its commit, 7 digits>/bench.csv.
+
+Usage: scripts/ladder_check.py [BENCH.csv ...] [--checks DIR] [--explained FILE] [--report]
 Exit status: 0 the ladder climbs, or every drop is explained (--report: always 0, the drops
 printed), 1 an unexplained drop or a listed row that is not one, 2 bad input.
 """
 import argparse
 import csv
+import glob
+import os
+import re
 import sys
 
 THRESHOLD = 1.0  # percent
 FIRST_STEP = "05"
 MIN_SIDE = 4096
+
+
+def bad(message):
+    """Bad input: the message on stderr, exit status 2."""
+    print(f"ladder_check: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def drops(paths):
@@ -30,7 +42,7 @@ def drops(paths):
             with open(path, newline="") as f:
                 rows = [r for r in csv.DictReader(f) if r.get("sweep", "headline") == "headline"]
         except OSError as e:
-            raise SystemExit(f"ladder_check: cannot read {path}: {e.strerror}")
+            bad(f"cannot read {path}: {e.strerror}")
         by = {}
         for r in rows:
             if r["step"] == "references" or r["step"][:2] < FIRST_STEP:
@@ -48,13 +60,36 @@ def drops(paths):
     return out
 
 
+def newest_checks(folder):
+    """The bench CSV of the check that each folder/<gpu>/gpu-check.txt names."""
+    out = []
+    for summary in sorted(glob.glob(os.path.join(folder, "*", "gpu-check.txt"))):
+        with open(summary) as f:
+            m = re.search(r"^commit:\s*([0-9a-f]{7,40})", f.read(), re.M)
+        if not m:
+            bad(f"{summary} names no commit")
+        path = os.path.join(os.path.dirname(summary), m.group(1)[:7], "bench.csv")
+        if not os.path.isfile(path):
+            bad(f"{summary} names commit {m.group(1)[:7]}, but {path} is missing")
+        out.append(path)
+    if not out:
+        bad(f"no <gpu>/gpu-check.txt under {folder}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("csv", nargs="+")
+    ap.add_argument("csv", nargs="*")
+    ap.add_argument("--checks")
     ap.add_argument("--explained")
     ap.add_argument("--report", action="store_true")
     a = ap.parse_args()
-    found = drops(a.csv)
+    paths = a.csv + (newest_checks(a.checks) if a.checks else [])
+    if not paths:
+        ap.error("give bench CSVs, --checks DIR, or both")
+    for p in paths:
+        print(f"bench: {p}")
+    found = drops(paths)
     listed = {}
     if a.explained:
         with open(a.explained, newline="") as f:

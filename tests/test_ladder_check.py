@@ -52,5 +52,27 @@ with tempfile.TemporaryDirectory() as d:
     r = run(bench(drop), "GPU X,double,4096,4096,09-e,why\nGPU X,float,8192,8192,06-b,no\n")
     check(r.returncode == 1 and "not a drop" in r.stdout, "a listed row that is not a drop fails")
     check(run(bench(drop), None, "--report").returncode == 0, "--report prints and exits 0")
+
+    # --checks: each GPU's summary names the commit whose folder holds the bench to read.
+    res = os.path.join(d, "results")
+    for gpu, commit, rows in (("a", "1234567", drop), ("b", "89abcde", climb)):
+        os.makedirs(os.path.join(res, gpu, commit))
+        os.makedirs(os.path.join(res, gpu, "0000000"))  # an older check, with no drop
+        with open(os.path.join(res, gpu, "gpu-check.txt"), "w") as f:
+            f.write(f"gpu-check summary\ncommit:  {commit}ffff\ndevice:  X\n\nok    bench [1 s]\n")
+        with open(os.path.join(res, gpu, commit, "bench.csv"), "w") as f:
+            f.write(bench(rows))
+        with open(os.path.join(res, gpu, "0000000", "bench.csv"), "w") as f:
+            f.write(bench(climb))
+    r = subprocess.run([sys.executable, script, "--checks", res], capture_output=True, text=True)
+    check(r.returncode == 1 and "NOT EXPLAINED" in r.stdout and "1234567" in r.stdout
+          and "0000000" not in r.stdout, "--checks reads the bench of the commit each summary "
+          "names, and finds its drop")
+    os.remove(os.path.join(res, "b", "89abcde", "bench.csv"))
+    r = subprocess.run([sys.executable, script, "--checks", res], capture_output=True, text=True)
+    check(r.returncode == 2 and "missing" in r.stderr, "--checks fails when the named bench is "
+          "missing")
+    r = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    check(r.returncode == 2, "no bench at all is bad usage")
 print(f"{len(failed)} failed" if failed else "all passed")
 sys.exit(1 if failed else 0)
