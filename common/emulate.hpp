@@ -39,6 +39,16 @@ template <class W>
 struct has_whole_tile<W, std::void_t<decltype(W::whole_tile(std::declval<const Thread&>(), 0, 0))>>
     : std::true_type {};
 
+/// Whether work W loads some blocks through wide moves (step 13's line windows):
+/// `W::wide(me, rows, cols)` says which blocks, `W::wide_load(me, pass, rows, cols)` their
+/// kWidePasses moves of kWideVec elements each, in place of W::load. A wide move that is not
+/// inside is one the thread skips; every one that is must lie inside the matrix.
+template <class W, class = void>
+struct has_wide : std::false_type {};
+template <class W>
+struct has_wide<W, std::void_t<decltype(W::wide(std::declval<const Thread&>(), 0, 0))>>
+    : std::true_type {};
+
 /// The load passes that work W makes unchecked in a whole tile, in a kernel that checks the
 /// passes from W::kFullPasses on even there (step 12's; the Path says so): all of them,
 /// unless W states kFullPasses.
@@ -117,27 +127,30 @@ Problems emulate(const Problem& pb, bool far = false) {
                    static_cast<unsigned>(t) / (l.block.x * l.block.y)};
     return Thread{b, th, l.block, l.grid};
   };
-  const auto check_global = [&](const Move<N>& m, std::int64_t limit, const Thread& me, int pass,
+  // Both take a move of any width (W::kVec, or a wide move's): the width is its slots'.
+  const auto check_global = [&](const auto& m, std::int64_t limit, const Thread& me, int pass,
                                 const char* side) {
-    if (m.global < 0 || m.global + N > limit) {
+    constexpr int w = static_cast<int>(sizeof m.slot / sizeof(int));
+    if (m.global < 0 || m.global + w > limit) {
       fail(std::string(side) + " outside the matrix at " + detail::where(me, pass));
       return false;
     }
-    if (m.global % N != 0) {
+    if (m.global % w != 0) {
       fail(std::string(side) + " vector not aligned to its width at " + detail::where(me, pass));
       return false;
     }
     return true;
   };
-  const auto check_slots = [&](const Move<N>& m, const Thread& me, int pass, bool vector) {
-    for (int k = 0; k < N; ++k) {
+  const auto check_slots = [&](const auto& m, const Thread& me, int pass, bool vector) {
+    constexpr int w = static_cast<int>(sizeof m.slot / sizeof(int));
+    for (int k = 0; k < w; ++k) {
       const int slot = m.slot_of(k);
       if (slot < 0 || static_cast<std::size_t>(slot) >= tile_size) {
         fail("tile slot " + std::to_string(slot) + " outside the tile at " +
              detail::where(me, pass));
         return false;
       }
-      if (vector && (m.slot_of(k) != m.slot_of(0) + k || m.slot_of(0) % N != 0)) {
+      if (vector && (m.slot_of(k) != m.slot_of(0) + k || m.slot_of(0) % w != 0)) {
         fail("a 16-byte tile access whose slots are not one aligned vector at " +
              detail::where(me, pass));
         return false;
@@ -155,20 +168,30 @@ Problems emulate(const Problem& pb, bool far = false) {
            detail::where(me, pass));
   };
   // The load phase of a thread (tiled: into the block's tile), and its store phase.
+  const auto load_move = [&](const auto& m, const Thread& me, int p, bool vector) {
+    constexpr int w = static_cast<int>(sizeof m.slot / sizeof(int));
+    if (!m.inside) return;
+    if (!check_global(m, n, me, p, "load") || !check_slots(m, me, p, vector)) return;
+    for (int k = 0; k < w; ++k) {
+      const auto slot = static_cast<std::size_t>(m.slot_of(k));
+      if (filled[slot])
+        fail("two writes to tile slot " + std::to_string(slot) + " at " + detail::where(me, p));
+      filled[slot] = 1;
+      source[slot] = m.global + k;
+      if (!far) tile[slot] = in[static_cast<std::size_t>(m.global + k)];
+    }
+  };
   const auto load_phase = [&](const Thread& me) {
+    if constexpr (detail::has_wide<W>::value) {
+      if (W::wide(me, rows, cols)) {  // the wide moves instead: 16-byte tile stores
+        for (int p = 0; p < W::kWidePasses; ++p) load_move(W::wide_load(me, p, rows, cols), me, p, true);
+        return;
+      }
+    }
     for (int p = 0; p < W::kLoadPasses; ++p) {
       const Move<N> m = W::load(me, p, rows, cols);
       check_whole(m, me, p, true);
-      if (!m.inside) continue;
-      if (!check_global(m, n, me, p, "load") || !check_slots(m, me, p, W::kTileStoreVec)) continue;
-      for (int k = 0; k < N; ++k) {
-        const auto slot = static_cast<std::size_t>(m.slot_of(k));
-        if (filled[slot])
-          fail("two writes to tile slot " + std::to_string(slot) + " at " + detail::where(me, p));
-        filled[slot] = 1;
-        source[slot] = m.global + k;
-        if (!far) tile[slot] = in[static_cast<std::size_t>(m.global + k)];
-      }
+      load_move(m, me, p, W::kTileStoreVec);
     }
   };
   const auto store_phase = [&](const Thread& me) {

@@ -195,6 +195,39 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                Op::store, vec, W::kStorePasses, [=](const ThreadPos& t) {
                  return global(W::store(me(t), t.iteration, rows, cols));
                }});
+  if constexpr (has_wide<W>::value) {
+    // Blocks that W::wide() names load through W::wide_load instead (step 13): the two load
+    // accesses above are those of the other blocks, and two more are those of the wide ones.
+    static_assert(W::kTileElems > 0, "wide loads go to a tile");
+    constexpr int V = W::kWideVec;
+    const auto wide = [=](const ThreadPos& t) { return W::wide(me(t), rows, cols); };
+    for (int k = 0; k < 2; ++k) {  // in[m.global] and tile[m.slot] = v: the other blocks only
+      const auto f = a[static_cast<std::size_t>(k)].address;
+      a[static_cast<std::size_t>(k)].address =
+          [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+        if (wide(t)) return std::nullopt;
+        return f(t);
+      };
+    }
+    const auto wmove = [=](const ThreadPos& t) { return W::wide_load(me(t), t.iteration, rows, cols); };
+    a.insert(a.begin(),
+             {{"load_vec(in + w.global)", Space::global, Op::load, static_cast<int>(size) * V,
+               W::kWidePasses,
+               [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                 if (!wide(t)) return std::nullopt;
+                 const Move<V> m = wmove(t);
+                 if (!m.inside) return std::nullopt;
+                 return m.global * size;
+               }},
+              {"store_vec(&tile[w.slot[0]], v)", Space::shared, Op::store,
+               static_cast<int>(size) * V, W::kWidePasses,
+               [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                 if (!wide(t)) return std::nullopt;
+                 const Move<V> m = wmove(t);
+                 if (!m.inside) return std::nullopt;
+                 return m.slot_of(0) * size;
+               }}});
+  }
   return a;
 }
 
@@ -212,6 +245,10 @@ LaunchPlan plan_of(const Problem& pb) {
   if constexpr (has_seam<W>::value)
     if (P::kAsyncLoad) p.register_loads_per_thread = 1;  // step 11's seam_phase(): one by one
   p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
+  if constexpr (has_wide<W>::value) {  // the whole blocks' loads, which most blocks make
+    p.loads_per_thread = W::kWidePasses;
+    p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kWideVec;
+  }
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
                            p.block, p.grid, P::kAsyncLoad);
   return p;
