@@ -238,7 +238,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
   const bool global = access.space == Space::global;
   const auto work = [&](unsigned w) {
     AccessTotals& t = part[w];
-    std::vector<std::int64_t> touched;  // the sectors one block touches, repeats included
+    std::vector<std::int64_t> touched;      // the sectors one block touches, repeats included
+    std::unordered_set<std::int64_t> seen;  // the sectors one block has read so far
     for (std::uint64_t i = visits * w / workers; i < visits * (w + 1) / workers; ++i) {
       const std::uint64_t b = sample ? (i * step) % blocks : i;
       const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
@@ -260,6 +261,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
             cost = static_cast<std::uint64_t>(c.sectors);
             ideal = static_cast<std::uint64_t>(c.ideal_sectors);
             t.partial += static_cast<std::uint64_t>(c.partial_sectors);
+            t.lines += static_cast<std::uint64_t>(c.lines);
             for (const auto& addr : a)
               if (addr)
                 for (std::int64_t sec = *addr / kSectorBytes;
@@ -275,6 +277,24 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
           it_totals[1] += cost;
           it_totals[2] += ideal;
         }
+      }
+      if (global && access.op == Op::load) {  // the L2 requests, iteration by iteration
+        seen.clear();
+        for (int it = 0; it < access.iterations; ++it)
+          for (int wp = 0; wp < warps; ++wp) {
+            const auto a = warp_addresses(access, plan, block, wp, it);
+            std::int64_t new_lines[64];
+            int nl = 0;
+            for (const auto& addr : a) {
+              if (!addr) continue;
+              for (std::int64_t sec = *addr / kSectorBytes;
+                   sec <= (*addr + access.width - 1) / kSectorBytes; ++sec)
+                if (seen.insert(sec).second) new_lines[nl++] = sec / (kLineBytes / kSectorBytes);
+            }
+            std::sort(new_lines, new_lines + nl);
+            t.block_requests +=
+                static_cast<std::uint64_t>(std::unique(new_lines, new_lines + nl) - new_lines);
+          }
       }
       if (global) {
         std::sort(touched.begin(), touched.end());
@@ -296,6 +316,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.ideal += p.ideal;
     t.lanes += p.lanes;
     t.partial += p.partial;
+    t.lines += p.lines;
+    t.block_requests += p.block_requests;
     t.block_sectors += p.block_sectors;
     for (std::size_t i = 0; i < p.per_iteration.size(); ++i)
       for (std::size_t j = 0; j < 3; ++j) t.per_iteration[i][j] += p.per_iteration[i][j];
@@ -311,6 +333,8 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
     t.ideal = scale(t.ideal);
     t.lanes = scale(t.lanes);
     t.partial = scale(t.partial);
+    t.lines = scale(t.lines);
+    t.block_requests = scale(t.block_requests);
     t.block_sectors = scale(t.block_sectors);
     for (auto& it : t.per_iteration)
       for (auto& x : it) x = scale(x);

@@ -84,6 +84,14 @@ struct AccessTotals {
   std::uint64_t ideal = 0;         ///< The ideal for the same instructions.
   std::uint64_t lanes = 0;         ///< Active lanes, summed over those instructions.
   std::uint64_t partial = 0;       ///< Global: sectors an instruction touches only in part.
+  /// Global: the 128-byte lines each instruction touches, summed: the requests the SM sends
+  /// the L2 (one for each line a warp instruction touches).
+  std::uint64_t lines = 0;
+  /// Global loads: the requests each block's SM sends the L2 when its L1 serves what the same
+  /// block read before: an instruction's line counts where it holds a sector that no earlier
+  /// instruction of the block touched (the block's warps taken iteration by iteration, each
+  /// iteration's warps in order), summed over the blocks.
+  std::uint64_t block_requests = 0;
   /// Global: the distinct sectors each block touches, summed over the blocks. For loads, the
   /// sectors the block's SM asks of the L2 when its L1 serves every second touch of a sector
   /// by the same block (two warps reading the two halves of one sector, say) and nothing is

@@ -184,7 +184,8 @@ Problems emulate(const Problem& pb, bool far = false) {
   const auto load_phase = [&](const Thread& me) {
     if constexpr (detail::has_wide<W>::value) {
       if (W::wide(me, rows, cols)) {  // the wide moves instead: 16-byte tile stores
-        for (int p = 0; p < W::kWidePasses; ++p) load_move(W::wide_load(me, p, rows, cols), me, p, true);
+        for (int p = 0; p < W::kWidePasses; ++p)
+          load_move(W::wide_load(me, p, rows, cols), me, p, true);
         return;
       }
     }

@@ -234,6 +234,9 @@ std::string in_flight(const LaunchPlan& p) {
                : std::string("before its first ") + (tiled ? "shared store" : "store"))
      << ":\n  " << p.loads_per_thread * p.load_bytes << " bytes in flight a thread"
      << (async ? ", in no register" : "");
+  if (p.edge_loads_per_thread > 0)
+    os << "\n  (in the edge and seam blocks, " << p.edge_loads_per_thread << " loads of "
+       << p.edge_load_bytes << " bytes before a shared store)";
   if (p.register_loads_per_thread > 0)
     os << "\n  (the seam blocks' threads load through registers, " << p.register_loads_per_thread
        << (p.register_loads_per_thread == 1 ? " load" : " loads") << " before a shared store)";
@@ -307,6 +310,12 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       line << "      L2: " << t.block_sectors << " sectors (each block's distinct sectors, "
            << "summed), " << fixed2(double(t.block_sectors) / matrix)
            << " for each sector of the matrix\n";
+    // ... and, where it is not, the requests: each instruction's lines that are new to its block.
+    if (x.space == Space::global && x.op == Op::load && t.block_sectors > 0 &&
+        std::abs(double(t.block_sectors) / matrix - 1.0) >= 0.005)
+      line << "      L2 requests: " << t.block_requests << " (each instruction's lines that hold "
+           << "a sector its block had not read), of " << t.lines << " lines touched ("
+           << fixed2(double(t.lines) / t.instructions) << " a request)\n";
     if (t.instructions && t.lanes_per_instruction() < 31.0)
       line << "      -> only " << fixed2(t.lanes_per_instruction())
            << " of 32 lanes active per instruction on average: a full warp would need "
@@ -376,6 +385,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << ",\"kernel\":\"" << json_escape(p.kernel)
      << "\",\"loads_per_thread\":" << p.loads_per_thread << ",\"load_bytes\":" << p.load_bytes
      << ",\"register_loads_per_thread\":" << p.register_loads_per_thread
+     << ",\"edge_loads_per_thread\":" << p.edge_loads_per_thread
+     << ",\"edge_load_bytes\":" << p.edge_load_bytes
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
      << ",\"accesses\":[";
@@ -387,8 +398,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
        << ",\"block_sectors\":" << t.block_sectors << ",\"ideal\":" << t.ideal
-       << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial
-       << ",\"predicted\":" << t.per_instruction()
+       << ",\"lanes\":" << t.lanes << ",\"partial\":" << t.partial << ",\"lines\":" << t.lines
+       << ",\"block_requests\":" << t.block_requests << ",\"predicted\":" << t.per_instruction()
        << ",\"ideal_per_instruction\":" << t.ideal_per_instruction() << ",\"unit\":\""
        << unit_name(x) << "\",\"per_iteration\":[";
     for (std::size_t k = 0; k < t.per_iteration.size(); ++k)

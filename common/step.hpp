@@ -100,6 +100,11 @@ struct LaunchPlan {
   /// 0 otherwise.
   int register_loads_per_thread = 0;
   int load_bytes = 0;  ///< Bytes of each of those loads.
+  /// Where the whole blocks load wider than the other blocks (step 13's line windows; then
+  /// loads_per_thread and load_bytes are the whole blocks'): the global loads each thread of
+  /// the other blocks issues before its first shared store, and their bytes; 0 otherwise.
+  int edge_loads_per_thread = 0;
+  int edge_load_bytes = 0;  ///< Bytes of each of the other blocks' loads.
 };
 
 /// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).

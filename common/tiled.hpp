@@ -209,24 +209,25 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
         return f(t);
       };
     }
-    const auto wmove = [=](const ThreadPos& t) { return W::wide_load(me(t), t.iteration, rows, cols); };
-    a.insert(a.begin(),
-             {{"load_vec(in + w.global)", Space::global, Op::load, static_cast<int>(size) * V,
-               W::kWidePasses,
-               [=](const ThreadPos& t) -> std::optional<std::int64_t> {
-                 if (!wide(t)) return std::nullopt;
-                 const Move<V> m = wmove(t);
-                 if (!m.inside) return std::nullopt;
-                 return m.global * size;
-               }},
-              {"store_vec(&tile[w.slot[0]], v)", Space::shared, Op::store,
-               static_cast<int>(size) * V, W::kWidePasses,
-               [=](const ThreadPos& t) -> std::optional<std::int64_t> {
-                 if (!wide(t)) return std::nullopt;
-                 const Move<V> m = wmove(t);
-                 if (!m.inside) return std::nullopt;
-                 return m.slot_of(0) * size;
-               }}});
+    const auto wmove = [=](const ThreadPos& t) {
+      return W::wide_load(me(t), t.iteration, rows, cols);
+    };
+    a.insert(a.begin(), {{"load_vec(in + w.global)", Space::global, Op::load,
+                          static_cast<int>(size) * V, W::kWidePasses,
+                          [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                            if (!wide(t)) return std::nullopt;
+                            const Move<V> m = wmove(t);
+                            if (!m.inside) return std::nullopt;
+                            return m.global * size;
+                          }},
+                         {"store_vec(&tile[w.slot[0]], v)", Space::shared, Op::store,
+                          static_cast<int>(size) * V, W::kWidePasses,
+                          [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                            if (!wide(t)) return std::nullopt;
+                            const Move<V> m = wmove(t);
+                            if (!m.inside) return std::nullopt;
+                            return m.slot_of(0) * size;
+                          }}});
   }
   return a;
 }
@@ -246,6 +247,8 @@ LaunchPlan plan_of(const Problem& pb) {
     if (P::kAsyncLoad) p.register_loads_per_thread = 1;  // step 11's seam_phase(): one by one
   p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
   if constexpr (has_wide<W>::value) {  // the whole blocks' loads, which most blocks make
+    p.edge_loads_per_thread = p.loads_per_thread;
+    p.edge_load_bytes = p.load_bytes;
     p.loads_per_thread = W::kWidePasses;
     p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kWideVec;
   }

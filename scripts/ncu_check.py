@@ -91,7 +91,8 @@ L1_WAVEFRONTS = {
     ("shared", "store", False): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
-        "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
+        "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
+        "lts__t_requests_srcunit_tex_op_read.sum"]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
 SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
 INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far above its prediction
@@ -428,11 +429,13 @@ def main():
     failures = []
     dram = ["", "DRAM traffic, and the sectors the SMs ask of the L2 beside the analyser's "
             "count (reads: each block's distinct sectors, summed, block_sectors of --explain; "
-            "writes: the stores' sectors), shown, not compared",
+            "writes: the stores' sectors), and the read requests (the lines each load "
+            "instruction asks for anew in its block, block_requests), shown, not compared",
             "",
             "| step | variant | dtype | DRAM read / input | DRAM write / output | time (us) | "
-            "L2 read sectors (analyser / measured) | L2 write sectors (analyser / measured) |",
-            "|---|---|---|---|---|---|---|---|"]
+            "L2 read sectors (analyser / measured) | L2 write sectors (analyser / measured) | "
+            "L2 read requests (analyser / measured) |",
+            "|---|---|---|---|---|---|---|---|---|"]
     jobs = []
     for exe in programs(a.build):
         name = os.path.basename(exe)
@@ -509,13 +512,17 @@ def main():
             l2 = {"load": sum(x.get("block_sectors", 0) for x in plan["accesses"]
                               if x["kind"] == "global load"),
                   "store": sum(x["cost"] for x in plan["accesses"]
-                               if x["kind"] == "global store")}
+                               if x["kind"] == "global store"),
+                  "requests": sum(x.get("block_requests", 0) for x in plan["accesses"]
+                                  if x["kind"] == "global load")}
             dram.append(f"| {name} | {variant} | {dtype} | "
                         f"{d['dram__bytes_read.sum'] / matrix:.3f} | "
                         f"{d['dram__bytes_write.sum'] / matrix:.3f} | "
                         f"{d['gpu__time_duration.sum'] / 1e3:.1f} | "
                         f"{l2['load']} / {d['lts__t_sectors_srcunit_tex_op_read.sum']:.0f} | "
-                        f"{l2['store']} / {d['lts__t_sectors_srcunit_tex_op_write.sum']:.0f} |")
+                        f"{l2['store']} / {d['lts__t_sectors_srcunit_tex_op_write.sum']:.0f} | "
+                        f"{l2['requests']} / "
+                        f"{d['lts__t_requests_srcunit_tex_op_read.sum']:.0f} |")
     lines += dram + [""]
     lines += [f"FAIL: {f}" for f in failures] or ["every description matches the counters"]
     report(lines, a.markdown)

@@ -382,14 +382,19 @@ def is_plain_load(op):
     return is_load(op) and not is_copy(op)
 
 
-def check_kernel(code, loads, load_bytes, register_loads=0):
+def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_bytes=0):
     """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
     load that no barrier separates from the shared stores before it, a side
     none of whose paths issues @p loads before its first shared store (it serialises), loads
     other than @p load_bytes wide, local memory. A side falls short without failing only
     where every late load is one that path_runs() found after a predicate register's reuse:
     the shortfall is then the compiler's, for want of predicate registers, and is a note. 05's
-    elements-8 checks 8 moves in its edge tiles with 7 predicate registers."""
+    elements-8 checks 8 moves in its edge tiles with 7 predicate registers.
+
+    A kernel whose whole blocks load wider than its other blocks (step 13: @p edge_loads > 0)
+    is checked by width instead of by side: some path must issue @p loads loads of
+    @p load_bytes before its first shared store (the whole blocks'), some path @p edge_loads
+    of @p edge_bytes (the other blocks'), and no load may have another width."""
     if code and isinstance(code[0], str):  # opcodes alone: one straight path
         code = [(4 * i, op) for i, op in enumerate(code)]
     ops = [opcode(text) for _, text in code]
@@ -407,6 +412,15 @@ def check_kernel(code, loads, load_bytes, register_loads=0):
         if sum(c == 0 for c in copies) > 1 or not any(copies):  # one register side at most
             problems.append(f"{sum(c == 0 for c in copies)} of {len(copies)} sides make no "
                             f"copy, where only the seam blocks' side loads through registers")
+    if edge_loads:
+        for n, b, who in ((loads, load_bytes, "whole blocks'"), (edge_loads, edge_bytes,
+                                                                "other blocks'")):
+            most = max(path_runs(code, counts=lambda o, b=b: is_load(o) and width(o) == b)[0],
+                       default=0)
+            if most < n:
+                problems.append(f"no path issues the {who} {n} loads of {b} bytes before a "
+                                f"shared store (at most {most})")
+        need = [0] * len(runs)  # checked by width above, not by side
     if unsynced:
         problems.append(f"a shared load after a shared store with no barrier between them (at "
                         f"{', '.join(hex(x) for x in unsynced[:4])}): a thread reads the tile "
@@ -424,8 +438,10 @@ def check_kernel(code, loads, load_bytes, register_loads=0):
     if not runs and sum(is_load(o) for o in ops) < loads:
         problems.append(f"{sum(is_load(o) for o in ops)} loads, {loads} described")
     widths = sorted({width(o) for o in ops if is_load(o)})
-    if widths != [load_bytes]:
-        problems.append(f"global loads of {widths} bytes, described as {load_bytes}")
+    described = sorted({load_bytes, edge_bytes} if edge_loads else {load_bytes})
+    if widths != described:
+        problems.append(f"global loads of {widths} bytes, described as "
+                        f"{described if edge_loads else load_bytes}")
     if any(o.startswith(("LDL", "STL")) for o in ops):
         problems.append("local memory (spilled registers)")
     return runs, late, problems, notes
@@ -540,7 +556,9 @@ def main():
                 continue
             want = plan["loads_per_thread"]
             runs, late, problems, why = check_kernel(sass[mangled], want, plan["load_bytes"],
-                                                     plan.get("register_loads_per_thread", 0))
+                                                     plan.get("register_loads_per_thread", 0),
+                                                     plan.get("edge_loads_per_thread", 0),
+                                                     plan.get("edge_load_bytes", 0))
             notes += [f"{name}/{plan['variant']} {plan['dtype']} {plan['shape']}: {w}"
                       for w in why]
             r = res.get(mangled, {})

@@ -155,6 +155,28 @@ short_side = sides[:5] + [(0x50, "LDG.E R1, desc[UR4][R6.64]"), (0x60, "STS [R0]
 runs, late, problems, notes = sc.check_kernel(short_side, 2, 4)
 check(runs == [2, 1] and problems, f"a side that serialises fails though the other batches: "
       f"{runs} {problems}")
+# Whole blocks that load wider than the others (step 13): checked by width, not by side.
+wide = [(0x00, "@P0 BRA 0x60"), (0x10, "@P1 LDG.E.128 R4, desc[UR4][R2.64]"),
+        (0x20, "@P2 LDG.E.128 R8, desc[UR4][R2.64+0x10]"), (0x30, "@P1 STS.128 [R0], R4"),
+        (0x40, "@P2 STS.128 [R0+0x10], R8"), (0x50, "BRA 0xb0"),
+        (0x60, "@P3 LDG.E R1, desc[UR4][R6.64]"), (0x70, "@P4 LDG.E R3, desc[UR4][R8.64]"),
+        (0x80, "@P5 LDG.E R5, desc[UR4][R10.64]"), (0x90, "@P3 STS [R0], R1"),
+        (0xa0, "@P4 STS [R0+0x4], R3"), (0xb0, "BAR.SYNC.DEFER_BLOCKING 0x0"), (0xc0, "EXIT")]
+runs, late, problems, notes = sc.check_kernel(wide, 2, 16, edge_loads=3, edge_bytes=4)
+check(not problems, f"2 wide loads in the whole blocks and 3 narrow ones in the others pass: "
+      f"{problems}")
+check(sc.check_kernel(wide, 2, 16)[2], "without the other blocks' loads described, 4-byte loads "
+      "beside 16-byte ones fail")
+check(sc.check_kernel(wide, 3, 16, edge_loads=3, edge_bytes=4)[2],
+      "3 wide loads described where the whole blocks batch 2 fail")
+check(sc.check_kernel(wide, 2, 16, edge_loads=4, edge_bytes=4)[2],
+      "4 narrow loads described where the other blocks batch 3 fail")
+serial_wide = wide[:2] + [(0x20, "@P1 STS.128 [R0], R4"), (0x30, "@P2 LDG.E.128 R8, desc[UR4][R2.64+0x10]"),
+                          (0x40, "@P2 STS.128 [R0+0x10], R8")] + wide[5:]
+check(any("whole blocks'" in p for p in
+          sc.check_kernel(serial_wide, 2, 16, edge_loads=3, edge_bytes=4)[2]),
+      "whole blocks that store each wide load before the next fail")
+
 reuse = [(0x00, "ISETP.GE.AND P4, PT, R1, R2, PT"), (0x10, "@P4 LDG.E R1, desc[UR4][R2.64]"),
          (0x20, "LDG.E R3, desc[UR4][R4.64]"), (0x30, "@P4 STS [R0], R1"),
          (0x40, "ISETP.GE.AND P4, PT, R7, R2, PT"), (0x50, "LDG.E R5, desc[UR4][R6.64]"),

@@ -38,8 +38,7 @@ const tt::Step& step() {
     st.title = "Loads inside their lines: line-aligned windows of each row";
     st.variants = {
         tt::variant<Vec<step09::Column<float>>, Path<Lines<float>>, Vec<step10::Lean<float>>,
-                    Vec<step09::Column<double>>, Path<Lines<double>>,
-                    Vec<step10::Lean<double>>>(
+                    Vec<step09::Column<double>>, Path<Lines<double>>, Vec<step10::Lean<double>>>(
             "lines",
             "step 08's column kernel where output rows are whole sectors, else step 10's tiles "
             "with line-window loads (step 10's kernel where the input is not line-aligned)"),

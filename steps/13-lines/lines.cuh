@@ -41,13 +41,19 @@ struct Lines : step10::Lean<T> {
   /// Wide loads a thread: 4 in float (84 rows), 6 in double (72 rows).
   static constexpr int kWidePasses = (Base::kRows + kWideStep - 1) / kWideStep;
   static constexpr int kTileElems = Base::kRows * kPitch;  ///< 72 windows: 27 KB, 45 KB.
-  static constexpr std::size_t kPointerAlign = 128;          ///< Lines are counted from in.
+  static constexpr std::size_t kPointerAlign = 128;        ///< Lines are counted from in.
   /// Blocks an SM the registers must allow: step 10's (4 in float, 3 in double).
   static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 3;
   static_assert(kPitch % kWideVec == 0 && kLine % kWideVec == 0, "whole chunks a window");
   static_assert((kLine & (kLine - 1)) == 0, "a line: a power of two elements");
   static_assert(kTileElems * sizeof(T) <= 48 * 1024, "static shared memory of one block");
 
+  /// Where the rows are odd in length. The stores read tile column u from rows i of slots
+  /// i kPitch + off(i) + u, and kPitch is a whole number of bank rows, so their banks follow
+  /// off(i) = (r0 + i) cols + c0 mod L: all different over 32 consecutive rows (16 in double)
+  /// only where cols is odd. At an even row length they would conflict (32-way where cols is
+  /// a multiple of L), and step 10's kernel runs instead.
+  static bool fits(const tt::Shape& s) { return s.cols % 2 == 1; }
   /// Whether block @p me loads through line windows: a whole block of the main grid (every
   /// chunk it loads then lies inside the matrix: a piece's chunks run at most kWideVec - 1
   /// elements past its last column, into the next row, and the block's rows are not the last).
