@@ -13,7 +13,8 @@
 #   sass       scripts/sass_check.py: every kernel batches the loads it says it batches, the
 #              bytes in flight a thread and an SM, and with the latency above, Little's law;
 #   bench      course/bench: headline variants over sizes (bench.csv);
-#   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes,
+#   variants   course/bench --sweep variants: every variant at 8192 x 8192 and at odd shapes
+#              (and in double at 8192 x 16384, variants-double.csv),
 #              and scripts/peers.py: PyTorch's and CuPy's transposes beside their copies;
 #   model      the bandwidth model (scripts/bandwidth_model.py) on this GPU: the latency against
 #              the bandwidth of copies of rising size (latency-load.csv), the calibration kernel
@@ -148,6 +149,10 @@ fi
 if want variants; then
   part "bench variants" "$BUILD/course/bench" --sweep variants \
     --sizes 8192,4099x8191,4096x8191,4099x8192 --out "$OUT/variants.csv"
+  # Every variant in double at 8192 x 16384, where the H200 ran step 08's column kernel, the
+  # headline at whole-sector shapes, 4 points below step 12's skewed tiles (chapter 12).
+  part "bench variants, double 8192x16384" "$BUILD/course/bench" --sweep variants \
+    --sizes 8192x16384 --dtypes double --out "$OUT/variants-double.csv"
   # What a Python user calls instead: PyTorch and CuPy, where installed (skipped otherwise).
   part "peers (PyTorch, CuPy)" python3 "$ROOT/scripts/peers.py" --out "$OUT/peers.csv"
 fi
