@@ -47,6 +47,14 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       desc.str(), "whole_number");
 }
 
+void add_course_options(CLI::App& app, int& device, bool& list, const std::string& list_help) {
+  app.add_option("-d,--device", device, "CUDA device index")->check(whole_number(0, 1023));
+  app.add_flag("--list", list, list_help);
+  app.footer(
+      "Exit status: 0 ok, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
+      "memory.");
+}
+
 std::vector<std::string> variant_names(const std::string& value) {
   std::vector<std::string> names;
   std::size_t from = 0;

@@ -60,6 +60,11 @@ BlockShape parse_block(const std::string& text);
 std::optional<Options> parse_options(const Step& step, int argc, const char* const* argv,
                                      std::ostream& out);
 
+/// The options every measuring program of course/ takes: -d,--device INDEX, --list (print
+/// what the other options ask for and exit, no GPU; @p list_help says what), and the footer
+/// with the exit statuses they share.
+void add_course_options(CLI::App& app, int& device, bool& list, const std::string& list_help);
+
 /// Runs @p app.parse and turns CLI11's errors into UsageError. Returns false after printing
 /// help to @p out when --help was given.
 bool parse_app(CLI::App& app, int argc, const char* const* argv, std::ostream& out);

@@ -217,11 +217,8 @@ int run(int argc, char** argv) {
   app.add_option("--reps", reps, "--load-sweep: copies a level (each with 5 timed chases)")
       ->check(tt::whole_number(1, 1000));
   app.add_option("-o,--out", out, "Also write the rows as CSV to this file");
-  app.add_option("-d,--device", device, "CUDA device index")->check(tt::whole_number(0, 1023));
-  app.add_flag("--list", list, "Print the measurements the options ask for and exit (no GPU)");
-  app.footer(
-      "Exit status: 0 ok, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
-      "memory.");
+  tt::add_course_options(app, device, list,
+                         "Print the measurements the options ask for and exit (no GPU)");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
   if (stride % 4 != 0) throw tt::UsageError("--stride: must be a multiple of 4 bytes");
   std::vector<std::size_t> bytes;

@@ -78,11 +78,8 @@ int run(int argc, char** argv) {
   app.add_option("--bytes", bytes_text, "Bytes to copy: a count, or with K, M or G");
   app.add_option("--reps", reps, "Timed launches a mode (median reported)")
       ->check(tt::whole_number(1, 10000));
-  app.add_option("-d,--device", device, "CUDA device index")->check(tt::whole_number(0, 1023));
-  app.add_flag("--list", list, "Print the modes the options ask for and exit (no GPU)");
-  app.footer(
-      "Exit status: 0 ok, 2 bad command line, 3 no CUDA device, 4 CUDA error, 5 out of "
-      "memory.");
+  tt::add_course_options(app, device, list,
+                         "Print the modes the options ask for and exit (no GPU)");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
   const std::size_t bytes = tt::parse_bytes("--bytes", bytes_text);
   if (bytes < 128 || bytes % 128 != 0)
