@@ -238,15 +238,17 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
   const bool global = access.space == Space::global;
   const auto work = [&](unsigned w) {
     AccessTotals& t = part[w];
-    std::vector<std::int64_t> touched;      // the sectors one block touches, repeats included
-    std::unordered_set<std::int64_t> seen;  // the sectors one block has read so far
+    // The sectors one block has touched so far: the block's distinct sectors at its end
+    // (block_sectors), and, for loads, which sectors of an instruction are new to the block
+    // (block_requests). Iterations outside, warps inside: every warp's pass p before pass p + 1.
+    std::unordered_set<std::int64_t> seen;
     for (std::uint64_t i = visits * w / workers; i < visits * (w + 1) / workers; ++i) {
       const std::uint64_t b = sample ? (i * step) % blocks : i;
       const uint3 block{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
                         static_cast<unsigned>(b / (gx * gy))};
-      touched.clear();
-      for (int wp = 0; wp < warps; ++wp) {
-        for (int it = 0; it < access.iterations; ++it) {
+      seen.clear();
+      for (int it = 0; it < access.iterations; ++it) {
+        for (int wp = 0; wp < warps; ++wp) {
           const auto a = warp_addresses(access, plan, block, wp, it);
           const auto active =
               std::count_if(a.begin(), a.end(), [](const auto& x) { return x.has_value(); });
@@ -262,11 +264,18 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
             ideal = static_cast<std::uint64_t>(c.ideal_sectors);
             t.partial += static_cast<std::uint64_t>(c.partial_sectors);
             t.lines += static_cast<std::uint64_t>(c.lines);
+            std::int64_t new_lines[64];  // the lines of this instruction's new sectors
+            int nl = 0;
             for (const auto& addr : a)
               if (addr)
                 for (std::int64_t sec = *addr / kSectorBytes;
                      sec <= (*addr + access.width - 1) / kSectorBytes; ++sec)
-                  touched.push_back(sec);
+                  if (seen.insert(sec).second) new_lines[nl++] = sec / (kLineBytes / kSectorBytes);
+            if (access.op == Op::load) {  // an L2 request for each line with a new sector
+              std::sort(new_lines, new_lines + nl);
+              t.block_requests +=
+                  static_cast<std::uint64_t>(std::unique(new_lines, new_lines + nl) - new_lines);
+            }
           }
           ++t.instructions;
           t.lanes += static_cast<std::uint64_t>(active);
@@ -278,29 +287,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
           it_totals[2] += ideal;
         }
       }
-      if (global && access.op == Op::load) {  // the L2 requests, iteration by iteration
-        seen.clear();
-        for (int it = 0; it < access.iterations; ++it)
-          for (int wp = 0; wp < warps; ++wp) {
-            const auto a = warp_addresses(access, plan, block, wp, it);
-            std::int64_t new_lines[64];
-            int nl = 0;
-            for (const auto& addr : a) {
-              if (!addr) continue;
-              for (std::int64_t sec = *addr / kSectorBytes;
-                   sec <= (*addr + access.width - 1) / kSectorBytes; ++sec)
-                if (seen.insert(sec).second) new_lines[nl++] = sec / (kLineBytes / kSectorBytes);
-            }
-            std::sort(new_lines, new_lines + nl);
-            t.block_requests +=
-                static_cast<std::uint64_t>(std::unique(new_lines, new_lines + nl) - new_lines);
-          }
-      }
-      if (global) {
-        std::sort(touched.begin(), touched.end());
-        t.block_sectors += static_cast<std::uint64_t>(std::unique(touched.begin(), touched.end()) -
-                                                      touched.begin());
-      }
+      if (global) t.block_sectors += static_cast<std::uint64_t>(seen.size());
     }
   };
   std::vector<std::thread> pool;

@@ -303,17 +303,15 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       line << "\n";
     }
     // Loads: what the L2 is asked for, where it is not the matrix's own sectors (a block that
-    // reads sectors other blocks read too). Stores pass the L1 to the L2 request by request.
+    // reads sectors other blocks read too): the sectors, and the requests (each instruction's
+    // lines that are new to its block). Stores pass the L1 to the L2 request by request.
     const double matrix = double(pb.shape.count()) * double(dtype_size(pb.dtype)) / kSectorBytes;
     if (x.space == Space::global && x.op == Op::load && t.block_sectors > 0 &&
         std::abs(double(t.block_sectors) / matrix - 1.0) >= 0.005)
       line << "      L2: " << t.block_sectors << " sectors (each block's distinct sectors, "
            << "summed), " << fixed2(double(t.block_sectors) / matrix)
-           << " for each sector of the matrix\n";
-    // ... and, where it is not, the requests: each instruction's lines that are new to its block.
-    if (x.space == Space::global && x.op == Op::load && t.block_sectors > 0 &&
-        std::abs(double(t.block_sectors) / matrix - 1.0) >= 0.005)
-      line << "      L2 requests: " << t.block_requests << " (each instruction's lines that hold "
+           << " for each sector of the matrix\n"
+           << "      L2 requests: " << t.block_requests << " (each instruction's lines that hold "
            << "a sector its block had not read), of " << t.lines << " lines touched ("
            << fixed2(double(t.lines) / t.instructions) << " a request)\n";
     if (t.instructions && t.lanes_per_instruction() < 31.0)
