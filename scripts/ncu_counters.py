@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Profiles the benchmark's headline kernels under Nsight Compute and tabulates what explains
 their speed on this GPU: time, DRAM bytes and throughput, achieved against theoretical
-occupancy, registers, L2 sectors, where warps stall, and the warp instructions executed with
-the share of cycles in which the schedulers issue one (a kernel whose schedulers are busy most
-cycles, its warps seldom waiting, is held back by its instructions: chapter 10).
+occupancy, registers, L2 sectors and read requests, how busy the L2 is and the link between
+its two halves (on the H100 and H200 the L2's busiest unit at odd shapes), where warps stall,
+and the warp instructions executed with the share of cycles in which the schedulers issue one
+(a kernel whose schedulers are busy most cycles, its warps seldom waiting, is held back by its
+instructions: chapter 10).
 
 The kernels are the ones `course/bench --list` names for the headline part at the given
 sizes and types (every step's headline variant and the references, the copy kernel and
@@ -57,6 +59,8 @@ CANDIDATES = [
     ("warp instr M", "smsp__inst_executed.sum"),
     ("issue active %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
     ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("L2 fabric % peak", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ("L2 rd requests M", "lts__t_requests_srcunit_tex_op_read.sum"),
     ("L1 % peak", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
     ("L1 data wavefronts M", "l1tex__data_pipe_lsu_wavefronts.sum"),
     ("LSU pipe %", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
@@ -64,7 +68,8 @@ CANDIDATES = [
 SCALE = {"gpu__time_duration.sum": 1e-3, "dram__bytes_read.sum": 1e-6,
          "dram__bytes_write.sum": 1e-6,
          "smsp__inst_executed.sum": 1e-6,
-         "l1tex__data_pipe_lsu_wavefronts.sum": 1e-6}  # ns -> us, bytes -> MB, counts -> M
+         "l1tex__data_pipe_lsu_wavefronts.sum": 1e-6,
+         "lts__t_requests_srcunit_tex_op_read.sum": 1e-6}  # ns -> us, bytes -> MB, counts -> M
 
 
 def headline_jobs(build, sizes, dtypes, from_step):

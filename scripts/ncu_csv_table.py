@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Tabulates Nsight Compute's `--csv --print-units base` output, one row a file.
+
+Each file holds one kernel's metrics (`ncu --csv --print-units base --metrics ...`, the
+program's own output above the table is skipped). The columns are the L2's and the SM's
+figures that chapter 13 compares: time, L2 read requests and sectors, write sectors, how
+busy the L2 is and its units (the link between its two halves, the tag lookups), the DRAM,
+shared-memory wavefronts and two stalls. A metric a file lacks is shown as "-"; a file
+without a metrics table is an error.
+
+Usage: scripts/ncu_csv_table.py FILE.csv [FILE.csv ...]
+Exit status: 0 printed, 1 a file holds no metrics, 2 bad usage.
+"""
+import csv
+import io
+import os
+import sys
+
+COLUMNS = [  # (heading, metric, scale)
+    ("us", "gpu__time_duration.sum", 1e-3),
+    ("L2 rd requests (M)", "lts__t_requests_srcunit_tex_op_read.sum", 1e-6),
+    ("L2 rd sectors (M)", "lts__t_sectors_srcunit_tex_op_read.sum", 1e-6),
+    ("L2 wr sectors (M)", "lts__t_sectors_srcunit_tex_op_write.sum", 1e-6),
+    ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed", 1),
+    ("fabric %", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed", 1),
+    ("tag lookups %", "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", 1),
+    ("DRAM % peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1),
+    ("shared wavefronts (M)", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1e-6),
+    ("stall short sb %", "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct", 1),
+    ("stall barrier %", "smsp__warp_issue_stalled_barrier_per_warp_active.pct", 1),
+]
+
+
+def metrics(path):
+    """The metric values of the file's one kernel, by name."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [line for line in f.read().splitlines() if line.startswith('"')]
+    if not lines or not lines[0].startswith('"ID"'):
+        raise ValueError(f"{path}: no Nsight Compute metrics table")
+    values = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines))):
+        try:
+            values[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+        except ValueError:
+            pass
+    return values
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv else 2
+    print("| file | " + " | ".join(c[0] for c in COLUMNS) + " |")
+    print("|---" * (len(COLUMNS) + 1) + "|")
+    for path in argv:
+        try:
+            m = metrics(path)
+        except (OSError, ValueError) as e:
+            print(f"ncu_csv_table: {e}", file=sys.stderr)
+            return 1
+        cells = ["-" if c[1] not in m else f"{m[c[1]] * c[2]:.2f}" for c in COLUMNS]
+        print(f"| {os.path.basename(path)} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
