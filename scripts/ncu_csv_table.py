@@ -4,7 +4,8 @@
 Each file holds one kernel's metrics (`ncu --csv --print-units base --metrics ...`, the
 program's own output above the table is skipped). The columns are the L2's and the SM's
 figures that chapter 13 compares: time, L2 read requests and sectors, write sectors, how
-busy the L2 is and its units (the link between its two halves, the tag lookups), the DRAM,
+busy the L2 is and its units (the link between its two halves, as a share and as busy time;
+the tag lookups), the DRAM,
 shared-memory wavefronts and two stalls. A metric a file lacks is shown as "-"; a file
 without a metrics table is an error.
 
@@ -16,6 +17,12 @@ import io
 import os
 import sys
 
+# The link between the L2's halves, busy time: its share of the kernel's time, times that time.
+# Two kernels that move the same bytes compare by it (a kernel faster than another that asks
+# the same busy time of the link runs the link harder).
+FABRIC_BUSY = "fabric busy ns"
+FABRIC = "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed"
+
 COLUMNS = [  # (heading, metric, scale)
     ("us", "gpu__time_duration.sum", 1e-3),
     ("L2 rd requests (M)", "lts__t_requests_srcunit_tex_op_read.sum", 1e-6),
@@ -23,6 +30,7 @@ COLUMNS = [  # (heading, metric, scale)
     ("L2 wr sectors (M)", "lts__t_sectors_srcunit_tex_op_write.sum", 1e-6),
     ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed", 1),
     ("fabric %", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed", 1),
+    ("fabric busy us", FABRIC_BUSY, 1e-3),
     ("tag lookups %", "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", 1),
     ("DRAM % peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1),
     ("shared wavefronts (M)", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1e-6),
@@ -43,6 +51,8 @@ def metrics(path):
             values[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
         except ValueError:
             pass
+    if FABRIC in values and "gpu__time_duration.sum" in values:
+        values[FABRIC_BUSY] = values[FABRIC] / 100.0 * values["gpu__time_duration.sum"]
     return values
 
 
