@@ -219,6 +219,14 @@ std::string fixed2(double x) {
 
 /// "each thread issues 4 global loads of 16 bytes before its first store: 64 bytes in flight"
 std::string in_flight(const LaunchPlan& p) {
+  if (p.boxes_per_block > 0) {
+    std::ostringstream os;
+    os << "one thread of each block asks the copy engine for " << p.boxes_per_block
+       << (p.boxes_per_block == 1 ? " box" : " boxes") << " of " << p.box_bytes
+       << " bytes, and the block waits on one barrier:\n  "
+       << p.boxes_per_block * p.box_bytes << " bytes in flight a block, in no register";
+    return os.str();
+  }
   if (p.loads_per_thread == 0) return "";
   std::ostringstream os;
   const bool tiled = std::any_of(p.accesses.begin(), p.accesses.end(),
@@ -282,7 +290,12 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
          << fixed2(t.ideal_per_instruction());
     if (t.per_instruction() > 1.05 * t.ideal_per_instruction())
       line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
-    line << "   (" << t.instructions << " warp instructions)\n";
+    if (x.tma)
+      line << "   (" << t.instructions << " warps' worth of 16-byte chunks;\n      the copy engine "
+           << "moves them as " << t.blocks * static_cast<std::uint64_t>(plan.boxes_per_block)
+           << " box copies, one instruction of one thread each)\n";
+    else
+      line << "   (" << t.instructions << " warp instructions)\n";
     if (x.space == Space::global && t.partial > 0) {
       // --sample 0 (every block visited) searches every other block too, whatever the size.
       const PartialCompletion pc =
@@ -385,6 +398,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << ",\"register_loads_per_thread\":" << p.register_loads_per_thread
      << ",\"edge_loads_per_thread\":" << p.edge_loads_per_thread
      << ",\"edge_load_bytes\":" << p.edge_load_bytes
+     << ",\"boxes_per_block\":" << p.boxes_per_block << ",\"box_bytes\":" << p.box_bytes
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
      << ",\"accesses\":[";
@@ -392,7 +406,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
     const Access& x = p.accesses[i];
     const AccessTotals& t = a.totals[i];
     os << (i ? "," : "") << "{\"kind\":\"" << kind_name(x)
-       << "\",\"async\":" << (x.async ? "true" : "false") << ",\"width\":" << x.width
+       << "\",\"async\":" << (x.async ? "true" : "false")
+       << ",\"tma\":" << (x.tma ? "true" : "false") << ",\"width\":" << x.width
        << ",\"iterations\":" << x.iterations << ",\"code\":\"" << json_escape(x.code)
        << "\",\"instructions\":" << t.instructions << ",\"cost\":" << t.cost
        << ",\"block_sectors\":" << t.block_sectors << ",\"ideal\":" << t.ideal

@@ -77,6 +77,11 @@ struct Access {
   /// Made by cp.async (LDGSTS): one instruction is both this global load and the shared
   /// store beside it, and the data passes through no register.
   bool async = false;
+  /// Made by the tensor memory accelerator (step 14): the copy engine moves this global load
+  /// into the shared store beside it, a box at a time, at one thread's request. The addresses
+  /// are the box's 16-byte chunks, taken 32 at a time as if threads moved them: they give its
+  /// sectors and lines, and the banks its writes fill; its instructions are the plan's boxes.
+  bool tma = false;
 };
 
 /// Grid and block of a launch.
@@ -105,6 +110,11 @@ struct LaunchPlan {
   /// the other blocks issues before its first shared store, and their bytes; 0 otherwise.
   int edge_loads_per_thread = 0;
   int edge_load_bytes = 0;  ///< Bytes of each of the other blocks' loads.
+  /// Where the tensor memory accelerator fills the tile (step 14; then no thread loads, and
+  /// loads_per_thread is 0): the boxes one thread of each block asks it to copy, and the
+  /// bytes of each; 0 otherwise.
+  int boxes_per_block = 0;
+  int box_bytes = 0;  ///< Bytes of each box.
 };
 
 /// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).

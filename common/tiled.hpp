@@ -109,6 +109,22 @@ bool shape_fits(const Shape& s) {
   return W::kVec == 1 || (s.rows % W::kVec == 0 && s.cols % W::kVec == 0);
 }
 
+/// Whether path P launches its kernel itself, `P::kOwnLaunch` and `static void launch(Launch,
+/// const Elem* in, Elem* out, Shape, cudaStream_t)`: a kernel that takes more than the input,
+/// the output and the shape (step 14's takes the input's tensor map, made for each launch).
+template <class P, class = void>
+struct has_own_launch : std::false_type {};
+template <class P>
+struct has_own_launch<P, std::void_t<decltype(P::kOwnLaunch)>>
+    : std::bool_constant<P::kOwnLaunch> {};
+
+/// Whether the tensor memory accelerator fills work W's tile, `W::kBoxes` boxes a block (step
+/// 14): W's wide moves (has_wide) are then the copy engine's 16-byte chunks.
+template <class W, class = void>
+struct has_boxes : std::false_type {};
+template <class W>
+struct has_boxes<W, std::void_t<decltype(W::kBoxes)>> : std::true_type {};
+
 /// Whether both pointers are aligned to W's vector, or to W::kPointerAlign where W states it.
 template <class W, typename T>
 bool pointers_fit(const T* in, const T* out) {
@@ -228,6 +244,11 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                             if (!m.inside) return std::nullopt;
                             return m.slot_of(0) * size;
                           }}});
+    if constexpr (has_boxes<W>::value) {  // step 14: the copy engine, not the threads
+      a[0].code = "copy engine: box -> tile (its 16-byte chunks)";
+      a[1].code = "copy engine: box -> tile, 128-byte swizzle (its 16-byte chunks)";
+      a[0].tma = a[1].tma = true;
+    }
   }
   return a;
 }
@@ -251,6 +272,11 @@ LaunchPlan plan_of(const Problem& pb) {
     p.edge_load_bytes = p.load_bytes;
     p.loads_per_thread = W::kWidePasses;
     p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kWideVec;
+  }
+  if constexpr (has_boxes<W>::value) {  // no thread loads: one asks for the boxes
+    p.loads_per_thread = p.load_bytes = p.edge_loads_per_thread = p.edge_load_bytes = 0;
+    p.boxes_per_block = W::kBoxes;
+    p.box_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kBoxElems;
   }
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
                            p.block, p.grid, P::kAsyncLoad);
@@ -290,8 +316,11 @@ void launch_first(const LaunchPlan& plan, const T* in, T* out, Shape s, cudaStre
       Launch l{plan.grid, plan.block};
       if (kernel_name<Q::kernel>() != plan.kernel)
         l = W::launch(Problem{s, dtype_of<T>::value, {}});
-      Q::kernel<<<l.grid, l.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
-                                                static_cast<int>(s.cols));
+      if constexpr (has_own_launch<Q>::value)
+        Q::launch(l, in, out, s, stream);
+      else
+        Q::kernel<<<l.grid, l.block, 0, stream>>>(in, out, static_cast<int>(s.rows),
+                                                  static_cast<int>(s.cols));
       done = true;
     }
   };

@@ -1,0 +1,66 @@
+// Step 14: the tensor memory accelerator copies each tile.
+//
+// What changed since 13: no thread loads the input (tma.cuh). Steps 05 to 13 keep bytes in
+// flight with registers (one load a register) or with cp.async (step 11: one instruction an
+// element or a vector); here one thread of a block hands the copy engine the block's tile,
+// as boxes of 64 rows x 128 bytes, and the whole block waits on one barrier that the copies
+// complete. The engine writes each box with its 128-byte swizzle, which keeps the stores'
+// column reads free of bank conflicts, as chapter 07's swizzle does.
+//
+// The copy engine needs a row pitch of whole 16-byte chunks, and the stores here write whole
+// sectors only where output rows are whole sectors: at other shapes step 13's kernels run.
+//
+// Expected effect: see docs/14-tma.md.
+//
+// Run:   14-tma --size 8192
+//        14-tma --size 8192 --variant tma,lines --dtype double
+
+#include "14-tma/tma.hpp"
+
+#include "06-float4/float4.cuh"
+#include "09-alignment/alignment.cuh"
+#include "10-invariants/invariants.cuh"
+#include "13-lines/lines.cuh"
+#include "14-tma/tma.cuh"
+
+namespace step14 {
+
+/// Work W, moved by step 13's kernel.
+template <class W>
+using Lines = tt::Path<W, step13::transpose_lines<W>>;
+/// Work W, moved by step 06's kernel (steps 08 to 10).
+template <class W>
+using Vec = tt::Path<W, step06::transpose_vec<W>>;
+
+/// @p v, which needs the tensor memory accelerator: compute capability 9.0.
+tt::Variant needs_tma(tt::Variant v) {
+  v.needs_sm = 90;
+  return v;
+}
+
+const tt::Step& step() {
+  static const tt::Step s = [] {
+    tt::Step st;
+    st.id = "14-tma";
+    st.title = "The copy engine: the tensor memory accelerator copies each tile";
+    st.variants = {
+        needs_tma(tt::variant<TmaPath<TmaLoad<float>>, Vec<step09::Column<float>>,
+                              Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
+                              TmaPath<TmaLoad<double>>, Vec<step09::Column<double>>,
+                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+            "tma",
+            "tiles copied by the tensor memory accelerator where rows are whole 16-byte "
+            "chunks and output rows whole sectors, else step 13's kernels")),
+        tt::variant<Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
+                    Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
+                    Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+            "lines", "step 13's kernels as they are, for the comparison in one run"),
+    };
+    st.default_variant = "all";
+    st.headline = "tma";
+    return st;
+  }();
+  return s;
+}
+
+}  // namespace step14
