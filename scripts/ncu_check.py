@@ -34,6 +34,11 @@ is read beside it and shown, not compared: it is higher wherever global stores p
 data stage while shared instructions wait for it (up to 24% in the scalar kernels; none with
 global loads alone): the counter counts those waits as wavefronts. scripts/bank_patterns.py
 measures that on conflict-free patterns, and docs/theory-measuring.md explains it.
+A tile that the tensor memory accelerator copies (step 14) is its own kind: its warp
+instructions are the box copies (UTMALDG, smsp__sass_inst_executed_op_tma_ld), one a box,
+exactly; its sectors those the L2 returns for them (l1tex__m_xbar2l1tex_read_sectors_mem_
+global_op_tma_ld), within 1%. The copy engine's writes to shared memory are no LSU
+instruction, and no LSU counter sees them: they are not compared.
 Each kernel of the course has one access of each kind, so the comparison by kind is a
 comparison by access; a kernel with two accesses of one kind needs the source counters (and
 fails without them).
@@ -58,12 +63,18 @@ import subprocess
 import sys
 import tempfile
 
-# A kind of access: (space, op, made by cp.async). cp.async (step 11): one instruction, LDGSTS,
-# is a global load and a shared store at once, counted apart from plain loads and stores
-# (cp.async.ca: the "cache access" flavour). A kernel may have both: step 11's seam blocks
-# load through registers beside the cp.async of the others.
+# A kind of access: (space, op, mover): mover False for a thread's own instruction, True for
+# cp.async, "tma" for the tensor memory accelerator. cp.async (step 11): one instruction,
+# LDGSTS, is a global load and a shared store at once, counted apart from plain loads and
+# stores (cp.async.ca: the "cache access" flavour). A kernel may have both: step 11's seam
+# blocks load through registers beside the cp.async of the others. The copy engine (step 14):
+# one instruction of one thread (UTMALDG) copies a box; its warp instructions are the plan's
+# boxes, its sectors those the L2 returns for it. Its writes to shared memory pass no LSU
+# instruction and no counter of the LSU's wavefronts: they are not compared (the analyser's
+# banks for them, from the box's 16-byte chunks, are --explain's).
 KINDS = [("global", "load", False), ("global", "store", False), ("shared", "load", False),
-         ("shared", "store", False), ("global", "load", True), ("shared", "store", True)]
+         ("shared", "store", False), ("global", "load", True), ("shared", "store", True),
+         ("global", "load", "tma")]
 METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
     ("global", "load", False): ("smsp__sass_inst_executed_op_global_ld.sum",
                                 "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -82,6 +93,9 @@ METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
     ("shared", "store", True): (
         "smsp__sass_inst_executed_op_ldgsts.sum", None,
         "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
+    ("global", "load", "tma"): (
+        "smsp__sass_inst_executed_op_tma_ld.sum", None,
+        "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum"),
 }
 # The L1's count of the same wavefronts: shown beside the compared one, with its excess. The
 # L1 keeps none of its own for LDGSTS (Nsight Compute 2025.3 on sm_90 lists only its bank
@@ -101,13 +115,14 @@ INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far ab
 # --- The comparison (pure: tests/test_ncu_check.py plants wrong descriptions into it). -----
 
 def kind_of(access):
-    """The kind (space, op, made by cp.async) of one access of a description."""
+    """The kind (space, op, mover) of one access of a description."""
     space, op = access["kind"].split()
-    return space, op, bool(access.get("async"))
+    return space, op, "tma" if access.get("tma") else bool(access.get("async"))
 
 
 def kind_name(kind):
-    return f"{kind[0]} {kind[1]}" + (" (cp.async)" if kind[2] else "")
+    return f"{kind[0]} {kind[1]}" + (" (copy engine)" if kind[2] == "tma" else
+                                      " (cp.async)" if kind[2] else "")
 
 
 def predicted_by_kind(plan):
@@ -140,6 +155,8 @@ def compare(plan, measured, per_instruction=None):
                 rows.append((kind, None, m, problems))
             continue
         p_instr = sum(a["instructions"] for a in accesses)
+        if kind[2] == "tma":  # one instruction a box, whatever the chunks' warps
+            p_instr = plan.get("boxes_per_block", 0) * plan.get("blocks", 0)
         p_cost = sum(a["cost"] for a in accesses)
         if m["instructions"] == 0:
             problems.append("described, but the kernel executes no such instruction")

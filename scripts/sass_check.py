@@ -3,8 +3,10 @@
 says it batches, and reports the bytes each thread and each SM keeps in flight.
 
 For every step program in a build, every variant and both element types, at a shape whose
-rows are whole 16-byte vectors (8192 x 8192: the 16-byte paths) and one whose rows are not
-(4099 x 8191: the scalar paths), the program's own description (`--explain --format json`,
+rows are whole 16-byte vectors (8192 x 8192: the 16-byte paths), one whose rows are odd
+(4099 x 8191: the scalar paths, step 13's line windows) and one whose rows are even but its
+output rows not whole sectors (4098 x 8196: step 10's tiles, where steps 13 and 14 fall back
+to them), the program's own description (`--explain --format json`,
 no GPU needed) names the kernel, its block, its shared memory, and the global loads each
 thread issues before its first store (W::kLoadPasses, each W::kVec elements wide). The
 script then reads that kernel's SASS (`cuobjdump -sass`) and resource usage
@@ -34,6 +36,11 @@ only closes the group, is no load), and a shared load after a DEPBAR with no bar
 them reads the tile before the other threads' copies are known to have landed. Step 11's seam
 blocks load through registers beside the copies (register_loads_per_thread in the
 description): the side that makes no copy must batch that many plain loads (LDG) instead.
+
+A kernel whose tile the tensor memory accelerator fills (step 14: boxes_per_block in the
+description) has no load of its own: it must issue one tile copy (UTMALDG) for each box, no
+LDG, and every shared load after a wait on the copies' barrier (SYNCS.PHASECHK). Its bytes in
+flight an SM are blocks an SM x boxes x bytes a box, in no register.
 
 The tiled kernels run a check-free path for blocks whose tile lies wholly inside the matrix
 and a checked path for edge blocks. The table lists, for each side, the longest run of loads
@@ -79,7 +86,7 @@ import shutil
 import subprocess
 import sys
 
-SHAPES = [("8192", "8192"), ("4099", "8191")]
+SHAPES = [("8192", "8192"), ("4099", "8191"), ("4098", "8196")]
 DTYPES = ["float", "double"]
 SKIP = 77
 
@@ -382,6 +389,30 @@ def is_plain_load(op):
     return is_load(op) and not is_copy(op)
 
 
+def check_tma_kernel(code, boxes):
+    """(runs, late, problems, notes) of a kernel whose tile the tensor memory accelerator
+    fills (step 14: @p boxes box copies a block): the kernel issues exactly @p boxes tile
+    copies (UTMALDG), no thread loads the input (no LDG), every shared load (LDS) comes after
+    a wait on the copies' barrier (SYNCS.PHASECHK) in program order, and nothing spills. runs
+    is [boxes] when the copies are there."""
+    ops = [opcode(text) for _, text in code]
+    problems = []
+    copies = sum(o.startswith("UTMALDG") for o in ops)
+    if copies != boxes:
+        problems.append(f"{copies} tile copies (UTMALDG), {boxes} boxes described")
+    if any(is_load(o) for o in ops):
+        problems.append(f"{sum(is_load(o) for o in ops)} global loads (LDG), where the copy "
+                        f"engine loads the tile and no thread should")
+    waits = [i for i, o in enumerate(ops) if o.startswith("SYNCS.PHASECHK")]
+    reads = [i for i, o in enumerate(ops) if o.startswith("LDS")]
+    if reads and (not waits or reads[0] < waits[0]):
+        problems.append("a shared load before any wait on the copies' barrier "
+                        "(SYNCS.PHASECHK): a thread reads the tile before it has landed")
+    if any(o.startswith(("LDL", "STL")) for o in ops):
+        problems.append("local memory (spilled registers)")
+    return ([copies] if copies else []), [], problems, []
+
+
 def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_bytes=0):
     """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
     load that no barrier separates from the shared stores before it, a side
@@ -555,10 +586,14 @@ def main():
                                 f"{plan['kernel']} not found in the {a.arch} SASS")
                 continue
             want = plan["loads_per_thread"]
-            runs, late, problems, why = check_kernel(sass[mangled], want, plan["load_bytes"],
-                                                     plan.get("register_loads_per_thread", 0),
-                                                     plan.get("edge_loads_per_thread", 0),
-                                                     plan.get("edge_load_bytes", 0))
+            boxes = plan.get("boxes_per_block", 0)
+            if boxes:
+                runs, late, problems, why = check_tma_kernel(sass[mangled], boxes)
+            else:
+                runs, late, problems, why = check_kernel(
+                    sass[mangled], want, plan["load_bytes"],
+                    plan.get("register_loads_per_thread", 0),
+                    plan.get("edge_loads_per_thread", 0), plan.get("edge_load_bytes", 0))
             notes += [f"{name}/{plan['variant']} {plan['dtype']} {plan['shape']}: {w}"
                       for w in why]
             r = res.get(mangled, {})
@@ -566,6 +601,8 @@ def main():
             blocks, limit = occupancy(threads, r.get("REG", 0), plan["shared_bytes"])
             per_thread = want * plan["load_bytes"]
             per_sm = blocks * threads * per_thread
+            if boxes:  # the copy engine's: a block's boxes, in no thread's registers
+                per_sm = blocks * boxes * plan.get("box_bytes", 0)
             row = (f"| {name} | {plan['variant']} | {plan['dtype']} | {plan['shape']} | "
                    f"`{normalise(plan['kernel'])}` | {threads} | {r.get('REG', '?')} | "
                    f"{blocks} ({limit}) | {want} | "

@@ -194,6 +194,23 @@ runs, late, problems, notes = sc.check_kernel(no_reuse, 3, 4)
 check(problems and not notes, f"without the register's reuse the same shortfall fails: "
       f"{runs} {problems} {notes}")
 
+# A tile filled by the tensor memory accelerator (step 14): its copies, its barrier, no LDG.
+tma = [(0x00, "@!UP0 SYNCS.EXCH.64 URZ, [UR6], UR4"), (0x10, "BAR.SYNC.DEFER_BLOCKING 0x0"),
+       (0x20, "SYNCS.ARRIVE.TRANS64 RZ, [UR13], R0"), (0x30, "UTMALDG.2D [UR12], [UR10]"),
+       (0x40, "UTMALDG.2D [UR4], [UR10]"),
+       (0x50, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R9+URZ], R8"), (0x60, "LDS R3, [R3]"),
+       (0x70, "STG.E desc[UR4][R4.64], R3"), (0x80, "EXIT")]
+runs, late, problems, notes = sc.check_tma_kernel(tma, 2)
+check(runs == [2] and not problems, f"two box copies, then the wait, then the reads pass: "
+      f"{runs} {problems}")
+check(sc.check_tma_kernel(tma, 4)[2], "two copies described as four fail")
+check(sc.check_tma_kernel(tma[:1] + [(0x08, "LDG.E R1, desc[UR4][R2.64]")] + tma[1:], 2)[2],
+      "a thread's global load beside the copies fails")
+early = tma[:5] + [(0x48, "LDS R3, [R3]")] + tma[5:]
+check(any("before any wait" in p for p in sc.check_tma_kernel(early, 2)[2]),
+      "a shared load before the barrier's wait fails")
+check(sc.check_tma_kernel(tma + [(0x90, "STL [R1], R2")], 2)[2], "a spill fails")
+
 # Names: the compiler's spelling and the demangler's compare equal.
 check(sc.normalise("step06::transpose_vec<step07::Swizzled<float, 64, 512> >")
       == sc.normalise("void step06::transpose_vec<step07::Swizzled<float, 64, 512> >"

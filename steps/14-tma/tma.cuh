@@ -96,12 +96,13 @@ struct TmaLoad : tt::Work<T> {
   }
   /// No thread loads (wide() is true for every block).
   TT_HD static tt::Move<> load(const tt::Thread&, int, int, int) { return {false, 0, 0}; }
-  /// Store pass p: the warp's (8 rows x 4 columns) group 16 w + p of the tile, rows 8 (g mod
-  /// 8) + lane mod 8, column 4 (g / 8) + lane / 8: out[(c0 + c) rows + r0 + r].
+  /// Store pass p of warp w: tile rows 8 (p mod 8) + lane mod 8 and tile column 8 w + 4 (p / 8)
+  /// + lane / 8, so that the warp's 16 passes cover 8 columns top to bottom:
+  /// out[(c0 + c) rows + r0 + r]. Eight lanes write 8 consecutive elements of one output row.
   TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
-    const int lane = static_cast<int>(me.thread.x) % 32, warp = static_cast<int>(me.thread.x) / 32;
-    const int g = warp * kStorePasses + pass;
-    const int r = 8 * (g % 8) + lane % 8, c = 4 * (g / 8) + lane / 8;
+    const unsigned t = me.thread.x, lane = t % 32, warp = t / 32;
+    const int r = static_cast<int>(8 * (static_cast<unsigned>(pass) % 8) + lane % 8);
+    const int c = static_cast<int>(8 * warp + 4 * (static_cast<unsigned>(pass) / 8) + lane / 8);
     const std::int64_t row = std::int64_t{me.block.y} * kTile + r;  // input row: output column
     const std::int64_t col = std::int64_t{me.block.x} * kTile + c;  // input column: output row
     return {row < rows && col < cols, col * rows + row, slot(r, c)};
