@@ -15,7 +15,9 @@ where
   B     the bytes of loads an SM has outstanding when every resident thread has issued all
         the loads it issues before its first shared store: blocks an SM (occupancy from
         threads, registers and shared memory, compute capability 9.0) x threads a block x
-        loads a thread x bytes a load; all from the machine code (scripts/sass_check.py);
+        loads a thread x bytes a load; all from the machine code (scripts/sass_check.py).
+        Where the copy engine fills the tile (step 14), blocks an SM x the boxes a block
+        asks for x bytes a box;
   f     the share of B outstanding on average: a block spends part of its life storing to
         shared memory, waiting at the barrier and writing out, with nothing loaded. One
         number for every kernel on a GPU, calibrated once on the kernel CALIBRATION names
@@ -96,6 +98,15 @@ def explain(exe, rows, cols, dtype):
     return [json.loads(line) for line in r.stdout.splitlines()] if r.returncode == 0 else []
 
 
+def in_flight_sm(plan, blocks, threads):
+    """B: the bytes of loads an SM has outstanding when each resident block has issued all it
+    issues before it waits: its threads' loads, or where the copy engine fills the tile (step
+    14: boxes_per_block) the block's boxes, which wait in no register."""
+    if plan.get("boxes_per_block"):
+        return blocks * plan["boxes_per_block"] * plan["box_bytes"]
+    return blocks * threads * plan["loads_per_thread"] * plan["load_bytes"]
+
+
 def cost_ratio(plan, kinds):
     """Cost over ideal cost of the plan's accesses of these kinds (1.0: all ideal)."""
     acc = [a for a in plan["accesses"] if a["kind"] in kinds]
@@ -133,8 +144,7 @@ def facts(build, cuobjdump):
                         kernel=norm, threads=threads, regs=regs, blocks_per_sm=blocks,
                         limit=limit, loads_per_thread=plan["loads_per_thread"],
                         load_bytes=plan["load_bytes"],
-                        bytes_in_flight_sm=blocks * threads * plan["loads_per_thread"]
-                        * plan["load_bytes"],
+                        bytes_in_flight_sm=in_flight_sm(plan, blocks, threads),
                         global_cost=f"{cost_ratio(plan, ('global load', 'global store')):.4f}",
                         shared_cost=f"{cost_ratio(plan, ('shared load', 'shared store')):.4f}"))
     return rows
