@@ -292,8 +292,8 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
     if (x.tma)
       line << "   (" << t.instructions << " warps' worth of 16-byte chunks;\n      the copy engine "
-           << "moves them as " << t.blocks * static_cast<std::uint64_t>(plan.boxes_per_block)
-           << " box copies, one instruction of one thread each)\n";
+           << "moves them as " << plan.boxes << " box copies, one instruction of one thread "
+           << "each)\n";
     else
       line << "   (" << t.instructions << " warp instructions)\n";
     if (x.space == Space::global && t.partial > 0) {
@@ -399,6 +399,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << ",\"edge_loads_per_thread\":" << p.edge_loads_per_thread
      << ",\"edge_load_bytes\":" << p.edge_load_bytes
      << ",\"boxes_per_block\":" << p.boxes_per_block << ",\"box_bytes\":" << p.box_bytes
+     << ",\"boxes\":" << p.boxes
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
      << ",\"accesses\":[";

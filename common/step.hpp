@@ -114,7 +114,8 @@ struct LaunchPlan {
   /// loads_per_thread is 0): the boxes one thread of each block asks it to copy, and the
   /// bytes of each; 0 otherwise.
   int boxes_per_block = 0;
-  int box_bytes = 0;  ///< Bytes of each box.
+  int box_bytes = 0;        ///< Bytes of each box.
+  std::int64_t boxes = 0;   ///< Box copies of the whole launch (an edge block asks for fewer).
 };
 
 /// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).

@@ -23,8 +23,13 @@ EncodeTiled encode_tiled() {
   static const EncodeTiled fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050  // the versioned lookup, from CUDA 12.5 (and the only one in 13)
     TT_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
                                                    cudaEnableDefault, &found));
+#else
+    TT_CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault,
+                                          &found));
+#endif
     if (found != cudaDriverEntryPointSuccess || p == nullptr)
       throw CudaError(cudaErrorNotSupported,
                       "the driver has no cuTensorMapEncodeTiled (the tensor memory "

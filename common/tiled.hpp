@@ -277,6 +277,14 @@ LaunchPlan plan_of(const Problem& pb) {
     p.loads_per_thread = p.load_bytes = p.edge_loads_per_thread = p.edge_load_bytes = 0;
     p.boxes_per_block = W::kBoxes;
     p.box_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kBoxElems;
+    // A box that starts past the last column is not asked for: count a row of blocks.
+    std::int64_t row = 0;
+    for (unsigned bx = 0; bx < l.grid.x; ++bx)
+      for (int b = 0; b < W::kBoxes; ++b)
+        row += W::box(Thread{uint3{bx, 0, 0}, uint3{0, 0, 0}, l.block, l.grid}, b,
+                      static_cast<int>(pb.shape.cols))
+                   .inside;
+    p.boxes = row * l.grid.y;
   }
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
                            p.block, p.grid, P::kAsyncLoad);

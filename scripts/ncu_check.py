@@ -156,7 +156,7 @@ def compare(plan, measured, per_instruction=None):
             continue
         p_instr = sum(a["instructions"] for a in accesses)
         if kind[2] == "tma":  # one instruction a box, whatever the chunks' warps
-            p_instr = plan.get("boxes_per_block", 0) * plan.get("blocks", 0)
+            p_instr = plan.get("boxes", 0)
         p_cost = sum(a["cost"] for a in accesses)
         if m["instructions"] == 0:
             problems.append("described, but the kernel executes no such instruction")

@@ -294,7 +294,7 @@ check("01-hello-world" not in names and "02-naive" in names and "references" in 
 # The copy engine (step 14): a box copy is one instruction of one thread, so the tile copies'
 # warp instructions are the plan's boxes, not the 16-byte chunks' warps; its sectors are the
 # L2's for it; its writes to shared memory are not counted by the LSU and not compared.
-tma_plan = {"boxes_per_block": 2, "blocks": 16, "accesses": [
+tma_plan = {"boxes_per_block": 2, "blocks": 16, "boxes": 32, "accesses": [
     {"kind": "global load", "tma": True, "instructions": 128, "cost": 2048, "ideal": 2048,
      "per_iteration": []},
     {"kind": "shared store", "tma": True, "instructions": 128, "cost": 512, "ideal": 512,

@@ -12,14 +12,18 @@
 //
 // Expected effect: see docs/14-tma.md.
 //
+// Variants `async` (step 11's cp.async) and `lines` (step 13's headline) run beside it, so
+// that one run compares the three ways of filling a tile.
+//
 // Run:   14-tma --size 8192
-//        14-tma --size 8192 --variant tma,lines --dtype double
+//        14-tma --size 8192 --variant tma,async,lines --dtype double
 
 #include "14-tma/tma.hpp"
 
 #include "06-float4/float4.cuh"
 #include "09-alignment/alignment.cuh"
 #include "10-invariants/invariants.cuh"
+#include "11-async-copy/async_copy.cuh"
 #include "13-lines/lines.cuh"
 #include "14-tma/tma.cuh"
 
@@ -31,10 +35,14 @@ using Lines = tt::Path<W, step13::transpose_lines<W>>;
 /// Work W, moved by step 06's kernel (steps 08 to 10).
 template <class W>
 using Vec = tt::Path<W, step06::transpose_vec<W>>;
+/// Work W with its tile filled by cp.async: step 11's kernel.
+template <class W>
+using Async = tt::Path<W, step11::transpose_async<W>, void, true>;
 
-/// @p v, which needs the tensor memory accelerator: compute capability 9.0.
-tt::Variant needs_tma(tt::Variant v) {
-  v.needs_sm = 90;
+/// @p v, which needs compute capability @p sm: 9.0 for the tensor memory accelerator, 8.0 for
+/// cp.async.
+tt::Variant needs(int sm, tt::Variant v) {
+  v.needs_sm = sm;
   return v;
 }
 
@@ -44,13 +52,18 @@ const tt::Step& step() {
     st.id = "14-tma";
     st.title = "The copy engine: the tensor memory accelerator copies each tile";
     st.variants = {
-        needs_tma(tt::variant<TmaPath<TmaLoad<float>>, Vec<step09::Column<float>>,
+        needs(90, tt::variant<TmaPath<TmaLoad<float>>, Vec<step09::Column<float>>,
                               Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
                               TmaPath<TmaLoad<double>>, Vec<step09::Column<double>>,
                               Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
             "tma",
             "tiles copied by the tensor memory accelerator where rows are whole 16-byte "
             "chunks and output rows whole sectors, else step 13's kernels")),
+        needs(80, tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                              Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+            "async",
+            "step 11's cp.async copies (a thread's instruction a vector or an element), for "
+            "the comparison in one run")),
         tt::variant<Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
                     Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
                     Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(

@@ -6,14 +6,16 @@
 /// engine for the block's 64 x 64 tile, as boxes of 64 rows x 128 bytes (2 boxes of 32 floats
 /// or 4 of 16 doubles), and every thread waits on a shared-memory barrier (mbarrier) that the
 /// copies complete. The stores are step 08's column order, one element a thread, each warp
-/// reading 8 tile rows x 4 tile columns: the 128-byte swizzle puts those 32 elements in 32
-/// different banks, as chapter 07's swizzle does for its own reads.
+/// reading 8 tile rows x 4 tile columns: the 128-byte swizzle puts those 32 floats in 32
+/// different banks (32 doubles in two wavefronts, the fewest 256 bytes need), as chapter 07's
+/// swizzle does for its own reads.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "06-float4/float4.cuh"
+#include "error.hpp"
 #include "kernel.hpp"
 #include "tiled.hpp"
 #include "tensor_copy.cuh"
@@ -139,8 +141,22 @@ __global__ void __launch_bounds__(W::kThreads)
     step06::store_phase<true, W>(me, tile, out, rows, cols);
 }
 
+/// Whether this program's transpose_tma<W> runs the copy engine on this GPU: false where the
+/// build holds no code for compute capability 9.0 and the driver compiled an older
+/// architecture's PTX for it (that code only traps).
+template <class W>
+bool has_copy_engine_code() {
+  static const bool ok = [] {
+    cudaFuncAttributes a{};
+    TT_CUDA_CHECK(cudaFuncGetAttributes(&a, transpose_tma<W>));
+    return a.ptxVersion >= 90 || (a.ptxVersion == 0 && a.binaryVersion >= 90);
+  }();
+  return ok;
+}
+
 /// Work W moved by transpose_tma (a tt::Path that launches itself): launched with the input's
-/// tensor map (tt::make_tile_map), made on the host for each launch.
+/// tensor map (tt::make_tile_map), made on the host when the input or the shape changes (not
+/// for every launch: a timed run times the kernels, not the driver's encoding).
 template <class W>
 struct TmaPath {
   using Work = W;                                  ///< The work description.
@@ -153,10 +169,23 @@ struct TmaPath {
   /// Launches transpose_tma with grid and block @p l on @p stream.
   static void launch(tt::Launch l, const tt::Elem<W>* in, tt::Elem<W>* out, tt::Shape s,
                      cudaStream_t stream) {
-    CUtensorMap map;
-    tt::make_tile_map(&map, in, s.rows, s.cols, static_cast<int>(sizeof(tt::Elem<W>)), W::kTile,
-                      W::kBoxCols);
-    transpose_tma<W><<<l.grid, l.block, 0, stream>>>(map, out, static_cast<int>(s.rows),
+    if (!has_copy_engine_code<W>())
+      throw tt::CudaError(cudaErrorNoKernelImageForDevice,
+                          "this build has no code for compute capability 9.0, where the copy "
+                          "engine's instructions are: configure it with "
+                          "CMAKE_CUDA_ARCHITECTURES including 90");
+    struct Made {
+      const void* in = nullptr;
+      std::int64_t rows = 0, cols = 0;
+      CUtensorMap map;
+    };
+    static thread_local Made made;  // the last map made, per thread of the host
+    if (made.in != in || made.rows != s.rows || made.cols != s.cols) {
+      tt::make_tile_map(&made.map, in, s.rows, s.cols, static_cast<int>(sizeof(tt::Elem<W>)),
+                        W::kTile, W::kBoxCols);
+      made.in = in, made.rows = s.rows, made.cols = s.cols;
+    }
+    transpose_tma<W><<<l.grid, l.block, 0, stream>>>(made.map, out, static_cast<int>(s.rows),
                                                      static_cast<int>(s.cols));
   }
 };
