@@ -59,7 +59,7 @@ std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t co
 }
 
 void make_tile_map(CUtensorMap* map, const void* base, std::int64_t rows, std::int64_t cols,
-                   int elem_bytes, int box_rows, int box_cols) {
+                   int elem_bytes, int box_rows, int box_cols, bool swizzle) {
   const std::string why = tile_map_limits(base, rows, cols, elem_bytes, box_rows, box_cols);
   if (!why.empty()) throw std::invalid_argument("no tensor map: " + why);
   if (elem_bytes != 4 && elem_bytes != 8)
@@ -72,7 +72,8 @@ void make_tile_map(CUtensorMap* map, const void* base, std::int64_t rows, std::i
       encode_tiled()(map, elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
                      2, const_cast<void*>(base), dims, pitch, box, step,
-                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                     CU_TENSOR_MAP_INTERLEAVE_NONE,
+                     swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw CudaError(cudaErrorInvalidValue,

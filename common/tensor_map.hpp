@@ -35,11 +35,12 @@ std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t co
 /// Makes in @p map the tensor map of a row-major rows x cols matrix of @p elem_bytes-byte
 /// elements (4: float, 8: double) at @p base, whose copies move boxes of @p box_rows x
 /// @p box_cols elements into shared memory with the 128-byte swizzle (16-byte chunk j of box
-/// row r lands at chunk j XOR (r mod 8)), elements outside the matrix filled with zeros.
+/// row r lands at chunk j XOR (r mod 8)), or with @p swizzle false dense, row after row;
+/// elements outside the matrix filled with zeros.
 /// Throws tt::CudaError where the runtime cannot reach the driver's function or the driver
 /// refuses the map, std::invalid_argument
 /// where tile_map_limits() names a limit.
 void make_tile_map(CUtensorMap* map, const void* base, std::int64_t rows, std::int64_t cols,
-                   int elem_bytes, int box_rows, int box_cols);
+                   int elem_bytes, int box_rows, int box_cols, bool swizzle = true);
 
 }  // namespace tt

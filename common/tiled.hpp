@@ -119,7 +119,8 @@ struct has_own_launch<P, std::void_t<decltype(P::kOwnLaunch)>>
     : std::bool_constant<P::kOwnLaunch> {};
 
 /// Whether the tensor memory accelerator fills work W's tile, `W::kBoxes` boxes a block (step
-/// 14): W's wide moves (has_wide) are then the copy engine's 16-byte chunks.
+/// 14): W's wide moves (has_wide) are then the copy engine's 16-byte chunks, and W states
+/// whether the engine swizzles them (`kSwizzle`).
 template <class W, class = void>
 struct has_boxes : std::false_type {};
 template <class W>
@@ -246,7 +247,8 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                           }}});
     if constexpr (has_boxes<W>::value) {  // step 14: the copy engine, not the threads
       a[0].code = "copy engine: box -> tile (its 16-byte chunks)";
-      a[1].code = "copy engine: box -> tile, 128-byte swizzle (its 16-byte chunks)";
+      a[1].code = W::kSwizzle ? "copy engine: box -> tile, 128-byte swizzle (its 16-byte chunks)"
+                              : "copy engine: box -> tile, dense (its 16-byte chunks)";
       a[0].tma = a[1].tma = true;
     }
   }

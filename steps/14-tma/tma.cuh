@@ -37,8 +37,13 @@ struct Box {
 /// the analyser take the copy as 16-byte chunk moves (wide_load(): chunk by chunk, as if
 /// threads moved them; the copy engine moves them a box at a time), so each element is placed
 /// where the hardware places it, and the stores are checked against that placement.
-template <typename T>
-struct TmaLoad : tt::Work<T> {
+///
+/// With @p SWIZZLE false (variant `tma-plain`) the engine writes each box dense, row after
+/// row, as a padless tile would be: the stores' column reads then meet the conflicts of
+/// chapter 04's unpadded tile, which the swizzle is there to remove.
+template <typename T, bool SWIZZLE>
+struct TmaBoxes : tt::Work<T> {
+  static constexpr bool kSwizzle = SWIZZLE;  ///< The 128-byte swizzle, or a dense box.
   static constexpr int kTile = 64;                                         ///< Tile side.
   static constexpr int kThreads = 256;                                     ///< Threads a block.
   static constexpr int kBoxCols = tt::kTmaSwizzleBytes / static_cast<int>(sizeof(T));  ///< 32, 16.
@@ -74,8 +79,9 @@ struct TmaLoad : tt::Work<T> {
   TT_HD static bool wide(const tt::Thread&, int, int) { return true; }
   /// Tile slot of tile element (@p r, @p c).
   TT_HD static int slot(int r, int c) {
-    return (c / kBoxCols) * kBoxElems +
-           tt::swizzle128(r, c % kBoxCols, kBoxCols, static_cast<int>(sizeof(T)));
+    const int in_box = SWIZZLE ? tt::swizzle128(r, c % kBoxCols, kBoxCols, static_cast<int>(sizeof(T)))
+                               : r * kBoxCols + c % kBoxCols;
+    return (c / kBoxCols) * kBoxElems + in_box;
   }
   /// Box @p b of block @p me's tile: tile columns b kBoxCols to b kBoxCols + kBoxCols - 1.
   TT_HD static Box box(const tt::Thread& me, int b, int cols) {
@@ -110,6 +116,13 @@ struct TmaLoad : tt::Work<T> {
     return {row < rows && col < cols, col * rows + row, slot(r, c)};
   }
 };
+
+/// The tile as the engine swizzles it (variant `tma`).
+template <typename T>
+using TmaLoad = TmaBoxes<T, true>;
+/// The tile as the engine writes it without a swizzle (variant `tma-plain`).
+template <typename T>
+using TmaPlain = TmaBoxes<T, false>;
 
 /// Moves the tiles of work W: thread 0 starts the copies of the block's boxes, every thread
 /// waits for them on the barrier, then stores as step 06's store phase does.
@@ -182,7 +195,7 @@ struct TmaPath {
     static thread_local Made made;  // the last map made, per thread of the host
     if (made.in != in || made.rows != s.rows || made.cols != s.cols) {
       tt::make_tile_map(&made.map, in, s.rows, s.cols, static_cast<int>(sizeof(tt::Elem<W>)),
-                        W::kTile, W::kBoxCols);
+                        W::kTile, W::kBoxCols, W::kSwizzle);
       made.in = in, made.rows = s.rows, made.cols = s.cols;
     }
     transpose_tma<W><<<l.grid, l.block, 0, stream>>>(made.map, out, static_cast<int>(s.rows),
