@@ -225,6 +225,9 @@ std::string in_flight(const LaunchPlan& p) {
        << (p.boxes_per_block == 1 ? " box" : " boxes") << " of " << p.box_bytes
        << " bytes, and the block waits on one barrier:\n  "
        << p.boxes_per_block * p.box_bytes << " bytes in flight a block, in no register";
+    if (p.store_boxes_per_block > 0)
+      os << ";\n  the same thread has it copy the output tile out, " << p.store_boxes_per_block
+         << (p.store_boxes_per_block == 1 ? " box" : " boxes");
     return os.str();
   }
   if (p.loads_per_thread == 0) return "";
@@ -292,8 +295,8 @@ void explain(const Analysis& a, int warp, std::ostream& out) {
       line << "  -> " << fixed2(t.per_instruction() / t.ideal_per_instruction()) << "x the ideal";
     if (x.tma)
       line << "   (" << t.instructions << " warps' worth of 16-byte chunks;\n      the copy engine "
-           << "moves them as " << plan.boxes << " box copies, one instruction of one thread "
-           << "each)\n";
+           << "moves them as " << (x.op == Op::store ? plan.store_boxes : plan.boxes)
+           << " box copies, one instruction of one thread each)\n";
     else
       line << "   (" << t.instructions << " warp instructions)\n";
     if (x.space == Space::global && t.partial > 0) {
@@ -399,7 +402,8 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << ",\"edge_loads_per_thread\":" << p.edge_loads_per_thread
      << ",\"edge_load_bytes\":" << p.edge_load_bytes
      << ",\"boxes_per_block\":" << p.boxes_per_block << ",\"box_bytes\":" << p.box_bytes
-     << ",\"boxes\":" << p.boxes
+     << ",\"boxes\":" << p.boxes << ",\"store_boxes_per_block\":" << p.store_boxes_per_block
+     << ",\"store_boxes\":" << p.store_boxes
      << ",\"blocks\":" << (a.totals.empty() ? 0 : a.totals.front().blocks)
      << ",\"blocks_visited\":" << (a.totals.empty() ? 0 : a.totals.front().visited)
      << ",\"accesses\":[";

@@ -116,6 +116,10 @@ struct LaunchPlan {
   int boxes_per_block = 0;
   int box_bytes = 0;        ///< Bytes of each box.
   std::int64_t boxes = 0;   ///< Box copies of the whole launch (an edge block asks for fewer).
+  /// Where the copy engine also writes the output (step 14's `tma-store`): the boxes each
+  /// block has it copy out, and those of the whole launch; 0 otherwise.
+  int store_boxes_per_block = 0;
+  std::int64_t store_boxes = 0;  ///< Box copies out, of the whole launch.
 };
 
 /// What went wrong when a variant's moves were run on the CPU (empty: an exact transpose).

@@ -92,6 +92,41 @@ __device__ inline void load_box(void* dst, const CUtensorMap* map, int col, int 
   __trap();
 #endif
 }
+/// Makes this thread's writes to shared memory visible to the copy engine (the async proxy):
+/// every thread that wrote what a store_box() will read, before the barrier that precedes it.
+__device__ inline void fence_for_engine() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+/// Copies the box at @p src in shared memory (aligned to kTmaSwizzleAlign) to the box of
+/// @p map whose first element is at column @p col, row @p row; elements outside the matrix
+/// are not written. The copy joins this thread's current bulk group (store_commit()).
+__device__ inline void store_box(const CUtensorMap* map, int col, int row, const void* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
+      "r"(col), "r"(row), "r"(shared_address(src))
+      : "memory");
+#else
+  (void)map, (void)col, (void)row, (void)src;
+  __trap();
+#endif
+}
+
+/// Closes this thread's bulk group of store_box() copies, and waits until the engine has read
+/// their shared memory (the block may then end: the writes to global memory go on).
+__device__ inline void store_commit_and_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#else
+  __trap();
+#endif
+}
 #endif  // __CUDACC__
 
 }  // namespace tma

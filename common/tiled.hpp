@@ -126,6 +126,15 @@ struct has_boxes : std::false_type {};
 template <class W>
 struct has_boxes<W, std::void_t<decltype(W::kBoxes)>> : std::true_type {};
 
+/// Whether the copy engine also copies work W's output out of the tile, `W::kStoreBoxes` boxes
+/// a block (step 14's `tma-store`): the threads then write the tile back as output chunks
+/// (`W::stage(me, i)`, kGroupsPerWarp of them), and `W::out_chunk(me, pass, rows, cols)` gives
+/// the engine's copy out as 16-byte chunks, kWidePasses a thread (for the analyser).
+template <class W, class = void>
+struct has_store_boxes : std::false_type {};
+template <class W>
+struct has_store_boxes<W, std::void_t<decltype(W::kStoreBoxes)>> : std::true_type {};
+
 /// Whether both pointers are aligned to W's vector, or to W::kPointerAlign where W states it.
 template <class W, typename T>
 bool pointers_fit(const T* in, const T* out) {
@@ -252,6 +261,25 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
       a[0].tma = a[1].tma = true;
     }
   }
+  if constexpr (has_store_boxes<W>::value) {  // the engine copies out what the threads stage
+    constexpr int V = W::kVecElems;
+    Access& out = a.back();  // the global store: the engine's, as its 16-byte chunks
+    out.code = "copy engine: tile -> box (its 16-byte chunks)";
+    out.width = static_cast<int>(size) * V;
+    out.iterations = W::kWidePasses;
+    out.tma = true;
+    out.address = [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+      const Move<V> m = W::out_chunk(me(t), t.iteration, rows, cols);
+      if (!m.inside) return std::nullopt;
+      return m.global * size;
+    };
+    a.insert(a.end() - 1,
+             {"store_vec(&tile[s.slot[0]], w)", Space::shared, Op::store,
+              static_cast<int>(size) * V, W::kGroupsPerWarp,
+              [=](const ThreadPos& t) -> std::optional<std::int64_t> {
+                return W::stage(me(t), t.iteration).slot_of(0) * size;
+              }});
+  }
   return a;
 }
 
@@ -287,6 +315,16 @@ LaunchPlan plan_of(const Problem& pb) {
                       static_cast<int>(pb.shape.cols))
                    .inside;
     p.boxes = row * l.grid.y;
+  }
+  if constexpr (has_store_boxes<W>::value) {  // a box out that starts past the last row is not
+    p.store_boxes_per_block = W::kStoreBoxes;  // asked for: count a column of blocks
+    std::int64_t column = 0;
+    for (unsigned by = 0; by < l.grid.y; ++by)
+      for (int b = 0; b < W::kStoreBoxes; ++b)
+        column += W::out_box(Thread{uint3{0, by, 0}, uint3{0, 0, 0}, l.block, l.grid}, b,
+                             static_cast<int>(pb.shape.rows))
+                      .inside;
+    p.store_boxes = column * l.grid.x;
   }
   p.accesses = accesses<W>(static_cast<int>(pb.shape.rows), static_cast<int>(pb.shape.cols),
                            p.block, p.grid, P::kAsyncLoad);

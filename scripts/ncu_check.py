@@ -37,7 +37,9 @@ measures that on conflict-free patterns, and docs/theory-measuring.md explains i
 A tile that the tensor memory accelerator copies (step 14) is its own kind: its warp
 instructions are the box copies (UTMALDG, smsp__sass_inst_executed_op_tma_ld), one a box,
 exactly; its sectors those the L2 returns for them (l1tex__m_xbar2l1tex_read_sectors_mem_
-global_op_tma_ld), within 1%. The copy engine's writes to shared memory are no LSU
+global_op_tma_ld), within 1%. So are its copies out (`tma-store`: UTMASTG,
+smsp__sass_inst_executed_op_tma_st; the sectors sent to the L2,
+l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st). The copy engine's writes to shared memory are no LSU
 instruction, and no LSU counter sees them: they are not compared.
 Each kernel of the course has one access of each kind, so the comparison by kind is a
 comparison by access; a kernel with two accesses of one kind needs the source counters (and
@@ -74,7 +76,7 @@ import tempfile
 # banks for them, from the box's 16-byte chunks, are --explain's).
 KINDS = [("global", "load", False), ("global", "store", False), ("shared", "load", False),
          ("shared", "store", False), ("global", "load", True), ("shared", "store", True),
-         ("global", "load", "tma")]
+         ("global", "load", "tma"), ("global", "store", "tma")]
 METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
     ("global", "load", False): ("smsp__sass_inst_executed_op_global_ld.sum",
                                 "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -96,6 +98,9 @@ METRICS = {  # kind -> (instructions, requests or None, sectors or wavefronts)
     ("global", "load", "tma"): (
         "smsp__sass_inst_executed_op_tma_ld.sum", None,
         "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum"),
+    ("global", "store", "tma"): (
+        "smsp__sass_inst_executed_op_tma_st.sum", None,
+        "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum"),
 }
 # The L1's count of the same wavefronts: shown beside the compared one, with its excess. The
 # L1 keeps none of its own for LDGSTS (Nsight Compute 2025.3 on sm_90 lists only its bank
@@ -156,7 +161,7 @@ def compare(plan, measured, per_instruction=None):
             continue
         p_instr = sum(a["instructions"] for a in accesses)
         if kind[2] == "tma":  # one instruction a box, whatever the chunks' warps
-            p_instr = plan.get("boxes", 0)
+            p_instr = plan.get("store_boxes" if kind[1] == "store" else "boxes", 0)
         p_cost = sum(a["cost"] for a in accesses)
         if m["instructions"] == 0:
             problems.append("described, but the kernel executes no such instruction")

@@ -40,7 +40,10 @@ description): the side that makes no copy must batch that many plain loads (LDG)
 A kernel whose tile the tensor memory accelerator fills (step 14: boxes_per_block in the
 description) has no load of its own: it must issue one tile copy (UTMALDG) for each box, no
 LDG, and every shared load after a wait on the copies' barrier (SYNCS.PHASECHK). Its bytes in
-flight an SM are blocks an SM x boxes x bytes a box, in no register.
+flight an SM are blocks an SM x boxes x bytes a box, in no register. Where the engine also
+copies the output out (store_boxes_per_block), one UTMASTG a box out, no STG, and a fence for
+the engine (FENCE.VIEW.ASYNC.S) then a barrier between the threads' last shared store and the
+first copy out.
 
 The tiled kernels run a check-free path for blocks whose tile lies wholly inside the matrix
 and a checked path for edge blocks. The table lists, for each side, the longest run of loads
@@ -389,17 +392,38 @@ def is_plain_load(op):
     return is_load(op) and not is_copy(op)
 
 
-def check_tma_kernel(code, boxes):
+def check_tma_kernel(code, boxes, store_boxes=0):
     """(runs, late, problems, notes) of a kernel whose tile the tensor memory accelerator
     fills (step 14: @p boxes box copies a block): the kernel issues exactly @p boxes tile
     copies (UTMALDG), no thread loads the input (no LDG), every shared load (LDS) comes after
     a wait on the copies' barrier (SYNCS.PHASECHK) in program order, and nothing spills. runs
-    is [boxes] when the copies are there."""
+    is [boxes] when the copies are there.
+
+    Where the engine also copies the output out (@p store_boxes a block, `tma-store`): exactly
+    that many copies out (UTMASTG), no global store of a thread (STG), and between the
+    threads' last shared store (STS) and the first copy out a fence that makes their writes
+    visible to the engine (FENCE.VIEW.ASYNC.S) and a barrier after it."""
     ops = [opcode(text) for _, text in code]
     problems = []
     copies = sum(o.startswith("UTMALDG") for o in ops)
     if copies != boxes:
         problems.append(f"{copies} tile copies (UTMALDG), {boxes} boxes described")
+    outs = [i for i, o in enumerate(ops) if o.startswith("UTMASTG")]
+    if len(outs) != store_boxes:
+        problems.append(f"{len(outs)} copies out (UTMASTG), {store_boxes} boxes described")
+    if store_boxes:
+        if any(o.startswith("STG") for o in ops):
+            problems.append("a thread's global store (STG), where the engine writes the output")
+        writes = [i for i, o in enumerate(ops) if o.startswith("STS")]
+        last = writes[-1] if writes else -1
+        fences = [i for i, o in enumerate(ops) if o.startswith("FENCE.VIEW.ASYNC")
+                  and last < i < (outs[0] if outs else len(ops))]
+        bars = [i for i, o in enumerate(ops) if o.startswith("BAR.SYNC") and fences
+                and fences[0] < i < (outs[0] if outs else len(ops))]
+        if not fences or not bars:
+            problems.append("no fence for the engine (FENCE.VIEW.ASYNC.S) and barrier between "
+                            "the threads' last shared store and the first copy out: the engine "
+                            "may read the tile before the threads' writes")
     if any(is_load(o) for o in ops):
         problems.append(f"{sum(is_load(o) for o in ops)} global loads (LDG), where the copy "
                         f"engine loads the tile and no thread should")
@@ -588,7 +612,8 @@ def main():
             want = plan["loads_per_thread"]
             boxes = plan.get("boxes_per_block", 0)
             if boxes:
-                runs, late, problems, why = check_tma_kernel(sass[mangled], boxes)
+                runs, late, problems, why = check_tma_kernel(
+                    sass[mangled], boxes, plan.get("store_boxes_per_block", 0))
             else:
                 runs, late, problems, why = check_kernel(
                     sass[mangled], want, plan["load_bytes"],

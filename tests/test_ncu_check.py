@@ -309,6 +309,29 @@ tma_truth = {("global", "load", "tma"): {"instructions": 32.0, "requests": None,
                                           "cost": 4096.0}}
 check(not problems(nc.compare(tma_plan, tma_truth)),
       "a tile copied in 32 boxes, as described, passes: " + str(problems(nc.compare(tma_plan, tma_truth))))
+# ... and copied out by it: the same for the copies out, the threads' stores to the tile plain.
+both_plan = copy.deepcopy(tma_plan)
+both_plan["store_boxes"] = 32
+both_plan["accesses"][-1] = {"kind": "global store", "tma": True, "instructions": 128,
+                             "cost": 2048, "ideal": 2048, "per_iteration": []}
+both_plan["accesses"].insert(3, {"kind": "shared store", "instructions": 128, "cost": 512,
+                                 "ideal": 512, "per_iteration": [[128, 512, 512]]})
+both_truth = {("global", "load", "tma"): {"instructions": 32.0, "requests": None, "cost": 2048.0},
+              ("shared", "load", False): {"instructions": 1024.0, "cost": 1024.0, "l1": 1100.0},
+              ("shared", "store", False): {"instructions": 128.0, "cost": 512.0, "l1": 520.0},
+              ("global", "store", "tma"): {"instructions": 32.0, "requests": None,
+                                           "cost": 2048.0}}
+check(not problems(nc.compare(both_plan, both_truth)),
+      "a tile copied in and out in 32 boxes each passes: "
+      + str(problems(nc.compare(both_plan, both_truth))))
+planted = copy.deepcopy(both_truth)
+planted[("global", "store", "tma")]["instructions"] = 128.0
+check(problems(nc.compare(both_plan, planted)), "the copy engine: one copy out a chunk warp fails")
+planted = copy.deepcopy(both_truth)
+planted[("global", "store", False)] = {"instructions": 1024.0, "requests": 1024.0,
+                                       "cost": 4096.0}
+check(problems(nc.compare(both_plan, planted)),
+      "the copy engine: threads' own stores beside the copies out fail")
 for kind, field, value, what in [
         (("global", "load", "tma"), "instructions", 128.0, "one copy a chunk warp"),
         (("global", "load", "tma"), "cost", 2300.0, "12% more sectors than the boxes hold"),

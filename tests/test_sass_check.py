@@ -211,6 +211,23 @@ check(any("before any wait" in p for p in sc.check_tma_kernel(early, 2)[2]),
       "a shared load before the barrier's wait fails")
 check(sc.check_tma_kernel(tma + [(0x90, "STL [R1], R2")], 2)[2], "a spill fails")
 
+# ... and copied out by it (tma-store): the threads' chunks, the fence, the barrier, the copies.
+both = tma[:7] + [(0x70, "BAR.SYNC.DEFER_BLOCKING 0x0"), (0x78, "STS.128 [R3], R16"),
+                  (0x80, "MEMBAR.ALL.CTA"), (0x88, "FENCE.VIEW.ASYNC.S"),
+                  (0x90, "BAR.SYNC.DEFER_BLOCKING 0x0"), (0x98, "UTMASTG.2D [UR4], [UR8]"),
+                  (0xa0, "UTMASTG.2D [UR12], [UR8]"), (0xa8, "DEPBAR.LE SB0, 0x0"),
+                  (0xb0, "EXIT")]
+check(not sc.check_tma_kernel(both, 2, 2)[2],
+      f"copies in, chunks, fence, barrier, copies out pass: {sc.check_tma_kernel(both, 2, 2)[2]}")
+check(sc.check_tma_kernel(both, 2, 4)[2], "two copies out described as four fail")
+check(sc.check_tma_kernel(both, 2, 0)[2], "copies out the description does not have fail")
+check(any("fence" in p for p in sc.check_tma_kernel(
+    [x for x in both if "FENCE" not in x[1]], 2, 2)[2]), "no fence for the engine fails")
+check(any("fence" in p for p in sc.check_tma_kernel(
+    [x for x in both if x[0] != 0x90], 2, 2)[2]), "no barrier after the fence fails")
+check(sc.check_tma_kernel(both[:-1] + [(0xb8, "STG.E desc[UR4][R4.64], R3"), both[-1]], 2, 2)[2],
+      "a thread's global store beside the copies out fails")
+
 # Names: the compiler's spelling and the demangler's compare equal.
 check(sc.normalise("step06::transpose_vec<step07::Swizzled<float, 64, 512> >")
       == sc.normalise("void step06::transpose_vec<step07::Swizzled<float, 64, 512> >"

@@ -66,6 +66,13 @@ const tt::Step& step() {
             "tma-plain",
             "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "
             "come back")),
+        needs(90, tt::variant<TmaBothPath<TmaBoth<float>>, Vec<step09::Column<float>>,
+                              Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
+                              TmaBothPath<TmaBoth<double>>, Vec<step09::Column<double>>,
+                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+            "tma-store",
+            "tma, and the copy engine also copies the output out: the threads transpose the "
+            "tile in shared memory")),
         needs(80, tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
                               Async<step09::Column<double>>, Async<step10::Lean<double>>>(
             "async",

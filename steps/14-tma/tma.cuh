@@ -124,8 +124,100 @@ using TmaLoad = TmaBoxes<T, true>;
 template <typename T>
 using TmaPlain = TmaBoxes<T, false>;
 
-/// Moves the tiles of work W: thread 0 starts the copies of the block's boxes, every thread
-/// waits for them on the barrier, then stores as step 06's store phase does.
+/// A tile that the engine copies in and out (variant `tma-store`): the threads only transpose
+/// it in shared memory.
+///
+/// The load is `tma`'s. Then each thread reads its kStorePasses elements in groups of V (a
+/// 16-byte chunk's elements): group i is tile rows V g .. V g + V - 1 of tile column c, a warp's
+/// 32 lanes on 32 neighbouring columns, so that each read instruction takes 32 different banks
+/// of the swizzled tile (a float in each; in double, 16 in each half-warp). The block waits,
+/// and each thread writes each group back into the same tile, as one 16-byte chunk of the
+/// output tile: output row c, output columns V g .. V g + V - 1, with the 128-byte swizzle
+/// again (out_slot()); a quarter-warp's 8 chunks fall in 8 different chunk positions. The
+/// engine copies the output tile out as kStoreBoxes boxes of 64 output rows x 128 bytes and
+/// writes no element outside the matrix.
+template <typename T>
+struct TmaBoth : TmaBoxes<T, true> {
+  using Base = TmaBoxes<T, true>;
+  static constexpr int kVecElems = Base::kWideVec;                 ///< A chunk's elements.
+  static constexpr int kRowGroups = Base::kTile / kVecElems;       ///< 16, 32.
+  static constexpr int kGroupsPerWarp = 2 * kRowGroups / 8;        ///< 4, 8.
+  static constexpr int kStorePasses = kGroupsPerWarp * kVecElems;  ///< 16 elements a thread.
+  static constexpr int kStoreBoxes = Base::kBoxes;                 ///< Output boxes: 2, 4.
+  static_assert(kStorePasses * Base::kThreads == Base::kTileElems, "every element once");
+
+  /// Group @p i of thread @p me: its first tile row @p r and its tile column @p c.
+  TT_HD static void group(const tt::Thread& me, int i, int& r, int& c) {
+    const unsigned t = me.thread.x, lane = t % 32, warp = t / 32;
+    const int g = static_cast<int>(warp) * kGroupsPerWarp + i;
+    r = kVecElems * (g % kRowGroups);
+    c = 32 * (g / kRowGroups) + static_cast<int>(8 * (lane / 8) + lane % 8);
+  }
+  /// Element k of group i (pass i V + k): where it goes in the output, and its tile slot.
+  TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
+    int r = 0, c = 0;
+    group(me, pass / kVecElems, r, c);
+    r += pass % kVecElems;
+    const std::int64_t row = std::int64_t{me.block.y} * Base::kTile + r;
+    const std::int64_t col = std::int64_t{me.block.x} * Base::kTile + c;
+    return {row < rows && col < cols, col * rows + row, Base::slot(r, c)};
+  }
+  /// Slot of output-tile element (@p c, @p r): output row c, output column r.
+  TT_HD static int out_slot(int c, int r) {
+    return (r / Base::kBoxCols) * Base::kBoxElems +
+           tt::swizzle128(c, r % Base::kBoxCols, Base::kBoxCols, static_cast<int>(sizeof(T)));
+  }
+  /// The write of group @p i back into the tile, as one chunk of the output tile.
+  TT_HD static tt::Move<kVecElems> stage(const tt::Thread& me, int i) {
+    int r = 0, c = 0;
+    group(me, i, r, c);
+    tt::Move<kVecElems> m{true, 0, {}};
+    for (int k = 0; k < kVecElems; ++k) m.slot_of(k) = out_slot(c, r + k);
+    return m;
+  }
+  /// Output box @p b of block @p me: output rows c0 .. c0 + 63, output columns r0 + b
+  /// kBoxCols on; asked for where it starts inside the output.
+  TT_HD static Box out_box(const tt::Thread& me, int b, int rows) {
+    const int r = static_cast<int>(me.block.y) * Base::kTile + b * Base::kBoxCols;
+    return {r < rows, static_cast<int>(me.block.x) * Base::kTile, r, b * Base::kBoxElems};
+  }
+  /// The engine's copy out, chunk by chunk (for the analyser): chunk pass kThreads + t of the
+  /// output tile, box by box, row by row.
+  TT_HD static tt::Move<kVecElems> out_chunk(const tt::Thread& me, int pass, int rows, int cols) {
+    const int id = pass * Base::kThreads + static_cast<int>(me.thread.x);
+    const int b = id / (Base::kTile * Base::kChunksPerRow);
+    const int c = id / Base::kChunksPerRow % Base::kTile;
+    const int r = b * Base::kBoxCols + id % Base::kChunksPerRow * kVecElems;
+    const std::int64_t orow = std::int64_t{me.block.x} * Base::kTile + c;
+    const std::int64_t ocol = std::int64_t{me.block.y} * Base::kTile + r;
+    tt::Move<kVecElems> m{orow < cols && ocol < rows, orow * rows + ocol, {}};
+    for (int k = 0; k < kVecElems; ++k) m.slot_of(k) = out_slot(c, r + k);
+    return m;
+  }
+};
+
+/// Fills block @p me's @p tile through the copy engine: thread 0 starts the copies of the
+/// block's boxes, and every thread waits for them on the barrier @p copied.
+template <class W>
+__device__ void copy_tile_in(const tt::Thread& me, const CUtensorMap* map, tt::Elem<W>* tile,
+                             std::uint64_t* copied, int cols) {
+  if (me.thread.x == 0) tt::tma::barrier_init(copied);
+  __syncthreads();
+  if (me.thread.x == 0) {  // the change: one thread asks the copy engine for the tile
+    unsigned bytes = 0;
+    for (int b = 0; b < W::kBoxes; ++b)
+      if (W::box(me, b, cols).inside) bytes += W::kBoxElems * sizeof(tt::Elem<W>);
+    tt::tma::barrier_expect(copied, bytes);
+    for (int b = 0; b < W::kBoxes; ++b) {
+      const Box x = W::box(me, b, cols);
+      if (x.inside) tt::tma::load_box(&tile[x.slot], map, x.col, x.row, copied);
+    }
+  }
+  tt::tma::barrier_wait(copied, 0);
+}
+
+/// Moves the tiles of work W: the copy engine fills the tile (copy_tile_in()), then every
+/// thread stores as step 06's store phase does.
 template <class W>
 __global__ void __launch_bounds__(W::kThreads)
     transpose_tma(const __grid_constant__ CUtensorMap map, tt::Elem<W>* __restrict__ out,
@@ -135,33 +227,21 @@ __global__ void __launch_bounds__(W::kThreads)
   __shared__ alignas(8) std::uint64_t copied;  // completes when every box has landed
   const tt::Thread me = tt::this_thread();
 
-  if (me.thread.x == 0) tt::tma::barrier_init(&copied);
-  __syncthreads();
-  if (me.thread.x == 0) {  // the change: one thread asks the copy engine for the tile
-    unsigned bytes = 0;
-    for (int b = 0; b < W::kBoxes; ++b)
-      if (W::box(me, b, cols).inside) bytes += W::kBoxElems * sizeof(T);
-    tt::tma::barrier_expect(&copied, bytes);
-    for (int b = 0; b < W::kBoxes; ++b) {
-      const Box x = W::box(me, b, cols);
-      if (x.inside) tt::tma::load_box(&tile[x.slot], &map, x.col, x.row, &copied);
-    }
-  }
-  tt::tma::barrier_wait(&copied, 0);
+  copy_tile_in<W>(me, &map, tile, &copied, cols);
   if (W::whole_tile(me, rows, cols))
     step06::store_phase<false, W>(me, tile, out, rows, cols);
   else
     step06::store_phase<true, W>(me, tile, out, rows, cols);
 }
 
-/// Whether this program's transpose_tma<W> runs the copy engine on this GPU: false where the
+/// Whether this program's KERNEL runs the copy engine on this GPU: false where the
 /// build holds no code for compute capability 9.0 and the driver compiled an older
 /// architecture's PTX for it (that code only traps).
-template <class W>
+template <auto KERNEL>
 bool has_copy_engine_code() {
   static const bool ok = [] {
     cudaFuncAttributes a{};
-    TT_CUDA_CHECK(cudaFuncGetAttributes(&a, transpose_tma<W>));
+    TT_CUDA_CHECK(cudaFuncGetAttributes(&a, KERNEL));
     return a.ptxVersion >= 90 || (a.ptxVersion == 0 && a.binaryVersion >= 90);
   }();
   return ok;
@@ -182,7 +262,7 @@ struct TmaPath {
   /// Launches transpose_tma with grid and block @p l on @p stream.
   static void launch(tt::Launch l, const tt::Elem<W>* in, tt::Elem<W>* out, tt::Shape s,
                      cudaStream_t stream) {
-    if (!has_copy_engine_code<W>())
+    if (!has_copy_engine_code<transpose_tma<W>>())
       throw tt::CudaError(cudaErrorNoKernelImageForDevice,
                           "this build has no code for compute capability 9.0, where the copy "
                           "engine's instructions are: configure it with "
@@ -200,6 +280,82 @@ struct TmaPath {
     }
     transpose_tma<W><<<l.grid, l.block, 0, stream>>>(made.map, out, static_cast<int>(s.rows),
                                                      static_cast<int>(s.cols));
+  }
+};
+
+/// Moves the tiles of work W (TmaBoth) in and out through the copy engine: the tile comes in
+/// (copy_tile_in()); each thread reads its elements, the block waits, each thread writes them
+/// back as output-tile chunks; then thread 0 has the engine copy the output boxes out.
+template <class W>
+__global__ void __launch_bounds__(W::kThreads)
+    transpose_tma_both(const __grid_constant__ CUtensorMap in_map,
+                       const __grid_constant__ CUtensorMap out_map, int rows, int cols) {
+  using T = tt::Elem<W>;
+  constexpr int V = W::kVecElems;
+  __shared__ alignas(tt::kTmaSwizzleAlign) T tile[W::kTileElems];
+  __shared__ alignas(8) std::uint64_t copied;
+  const tt::Thread me = tt::this_thread();
+
+  copy_tile_in<W>(me, &in_map, tile, &copied, cols);
+  T v[W::kStorePasses];
+#pragma unroll
+  for (int p = 0; p < W::kStorePasses; ++p) {  // the column reads, into registers
+    const tt::Move<> m = W::store(me, p, rows, cols);
+    v[p] = m.inside ? tile[m.slot] : T{};
+  }
+  __syncthreads();  // every read done: the tile can take the output
+#pragma unroll
+  for (int i = 0; i < W::kGroupsPerWarp; ++i) {  // the change: each group one output chunk
+    tt::Vec<T, V> w;
+#pragma unroll
+    for (int k = 0; k < V; ++k) w.e[k] = v[i * V + k];
+    tt::store_vec<V>(&tile[W::stage(me, i).slot_of(0)], w);
+  }
+  tt::tma::fence_for_engine();  // the threads' writes, visible to the engine
+  __syncthreads();
+  if (me.thread.x == 0) {  // one thread has the engine copy the output tile out
+    for (int b = 0; b < W::kStoreBoxes; ++b) {
+      const Box x = W::out_box(me, b, rows);
+      if (x.inside) tt::tma::store_box(&out_map, x.col, x.row, &tile[x.slot]);
+    }
+    tt::tma::store_commit_and_wait_read();
+  }
+}
+
+/// Work W moved by transpose_tma_both: launched with the input's and the output's tensor maps,
+/// made on the host when the pointers or the shape change.
+template <class W>
+struct TmaBothPath {
+  using Work = W;                                       ///< The work description.
+  using Elem = tt::Elem<W>;                             ///< Its element type.
+  using Host = void;                                    ///< No load phase on the CPU.
+  static constexpr auto kernel = transpose_tma_both<W>;  ///< The kernel.
+  static constexpr bool kAsyncLoad = false;             ///< Not cp.async.
+  static constexpr bool kCutPasses = false;             ///< No cut passes.
+  static constexpr bool kOwnLaunch = true;              ///< tiled.hpp's launch_first calls launch().
+  /// Launches transpose_tma_both with grid and block @p l on @p stream.
+  static void launch(tt::Launch l, const Elem* in, Elem* out, tt::Shape s, cudaStream_t stream) {
+    if (!has_copy_engine_code<transpose_tma_both<W>>())
+      throw tt::CudaError(cudaErrorNoKernelImageForDevice,
+                          "this build has no code for compute capability 9.0, where the copy "
+                          "engine's instructions are: configure it with "
+                          "CMAKE_CUDA_ARCHITECTURES including 90");
+    struct Made {
+      const void* in = nullptr;
+      const void* out = nullptr;
+      std::int64_t rows = 0, cols = 0;
+      CUtensorMap in_map, out_map;
+    };
+    static thread_local Made made;
+    if (made.in != in || made.out != out || made.rows != s.rows || made.cols != s.cols) {
+      const int e = static_cast<int>(sizeof(Elem));
+      tt::make_tile_map(&made.in_map, in, s.rows, s.cols, e, W::kTile, W::kBoxCols);
+      tt::make_tile_map(&made.out_map, out, s.cols, s.rows, e, W::kTile, W::kBoxCols);
+      made.in = in, made.out = out, made.rows = s.rows, made.cols = s.cols;
+    }
+    transpose_tma_both<W><<<l.grid, l.block, 0, stream>>>(made.in_map, made.out_map,
+                                                          static_cast<int>(s.rows),
+                                                          static_cast<int>(s.cols));
   }
 };
 
