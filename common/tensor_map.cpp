@@ -27,8 +27,7 @@ EncodeTiled encode_tiled() {
     TT_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
                                                    cudaEnableDefault, &found));
 #else
-    TT_CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault,
-                                          &found));
+    TT_CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
 #endif
     if (found != cudaDriverEntryPointSuccess || p == nullptr)
       throw CudaError(cudaErrorNotSupported,
@@ -41,8 +40,8 @@ EncodeTiled encode_tiled() {
 
 }  // namespace
 
-std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t cols,
-                            int elem_bytes, int box_rows, int box_cols) {
+std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                            int box_rows, int box_cols) {
   const std::int64_t pitch = cols * elem_bytes;
   if (reinterpret_cast<std::uintptr_t>(base) % kTmaChunkBytes != 0)
     return "the matrix does not start on a 16-byte boundary";
@@ -68,13 +67,11 @@ void make_tile_map(CUtensorMap* map, const void* base, std::int64_t rows, std::i
   const cuuint64_t pitch[1] = {static_cast<cuuint64_t>(cols * elem_bytes)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t step[2] = {1, 1};
-  const CUresult r =
-      encode_tiled()(map, elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
-                     2, const_cast<void*>(base), dims, pitch, box, step,
-                     CU_TENSOR_MAP_INTERLEAVE_NONE,
-                     swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
-                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode_tiled()(
+      map, elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2,
+      const_cast<void*>(base), dims, pitch, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw CudaError(cudaErrorInvalidValue,
                     "cuTensorMapEncodeTiled refused the map (CUresult " + std::to_string(r) + ")");

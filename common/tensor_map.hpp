@@ -29,8 +29,8 @@ constexpr int kTmaSwizzleAlign = 1024;
 /// Why a rows x cols matrix of @p elem_bytes-byte elements at @p base cannot be described to
 /// the copy engine with boxes of @p box_rows x @p box_cols elements and the 128-byte swizzle;
 /// empty if it can.
-std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t cols,
-                            int elem_bytes, int box_rows, int box_cols);
+std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                            int box_rows, int box_cols);
 
 /// Makes in @p map the tensor map of a row-major rows x cols matrix of @p elem_bytes-byte
 /// elements (4: float, 8: double) at @p base, whose copies move boxes of @p box_rows x

@@ -56,28 +56,31 @@ const tt::Step& step() {
                               Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
                               TmaPath<TmaLoad<double>>, Vec<step09::Column<double>>,
                               Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-            "tma",
-            "tiles copied by the tensor memory accelerator where rows are whole 16-byte "
-            "chunks and output rows whole sectors, else step 13's kernels")),
-        needs(90, tt::variant<TmaPath<TmaPlain<float>>, Vec<step09::Column<float>>,
-                              Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
-                              TmaPath<TmaPlain<double>>, Vec<step09::Column<double>>,
-                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-            "tma-plain",
-            "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "
-            "come back")),
-        needs(90, tt::variant<TmaBothPath<TmaBoth<float>>, Vec<step09::Column<float>>,
-                              Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
-                              TmaBothPath<TmaBoth<double>>, Vec<step09::Column<double>>,
-                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-            "tma-store",
-            "tma, and the copy engine also copies the output out: the threads transpose the "
-            "tile in shared memory")),
-        needs(80, tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
-                              Async<step09::Column<double>>, Async<step10::Lean<double>>>(
-            "async",
-            "step 11's cp.async copies (a thread's instruction a vector or an element), for "
-            "the comparison in one run")),
+                      "tma",
+                      "tiles copied by the tensor memory accelerator where rows are whole 16-byte "
+                      "chunks and output rows whole sectors, else step 13's kernels")),
+        needs(90,
+              tt::variant<TmaPath<TmaPlain<float>>, Vec<step09::Column<float>>,
+                          Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
+                          TmaPath<TmaPlain<double>>, Vec<step09::Column<double>>,
+                          Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+                  "tma-plain",
+                  "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "
+                  "come back")),
+        needs(90,
+              tt::variant<TmaBothPath<TmaBoth<float>>, Vec<step09::Column<float>>,
+                          Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
+                          TmaBothPath<TmaBoth<double>>, Vec<step09::Column<double>>,
+                          Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+                  "tma-store",
+                  "tma, and the copy engine also copies the output out: the threads transpose the "
+                  "tile in shared memory")),
+        needs(80,
+              tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                          Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+                  "async",
+                  "step 11's cp.async copies (a thread's instruction a vector or an element), for "
+                  "the comparison in one run")),
         tt::variant<Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
                     Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
                     Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(

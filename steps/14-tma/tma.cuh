@@ -17,8 +17,8 @@
 #include "06-float4/float4.cuh"
 #include "error.hpp"
 #include "kernel.hpp"
-#include "tiled.hpp"
 #include "tensor_copy.cuh"
+#include "tiled.hpp"
 
 namespace step14 {
 
@@ -44,17 +44,17 @@ struct Box {
 template <typename T, bool SWIZZLE>
 struct TmaBoxes : tt::Work<T> {
   static constexpr bool kSwizzle = SWIZZLE;  ///< The 128-byte swizzle, or a dense box.
-  static constexpr int kTile = 64;                                         ///< Tile side.
-  static constexpr int kThreads = 256;                                     ///< Threads a block.
+  static constexpr int kTile = 64;           ///< Tile side.
+  static constexpr int kThreads = 256;       ///< Threads a block.
   static constexpr int kBoxCols = tt::kTmaSwizzleBytes / static_cast<int>(sizeof(T));  ///< 32, 16.
-  static constexpr int kBoxes = kTile / kBoxCols;                          ///< Boxes a tile: 2, 4.
-  static constexpr int kBoxElems = kTile * kBoxCols;                       ///< 8 KB a box.
-  static constexpr int kTileElems = kTile * kTile;                         ///< 16 KB, 32 KB.
-  static constexpr int kWideVec = tt::kVec16<T>;                           ///< A 16-byte chunk.
-  static constexpr int kChunksPerRow = kBoxCols / kWideVec;                ///< 8 a box row.
+  static constexpr int kBoxes = kTile / kBoxCols;            ///< Boxes a tile: 2, 4.
+  static constexpr int kBoxElems = kTile * kBoxCols;         ///< 8 KB a box.
+  static constexpr int kTileElems = kTile * kTile;           ///< 16 KB, 32 KB.
+  static constexpr int kWideVec = tt::kVec16<T>;             ///< A 16-byte chunk.
+  static constexpr int kChunksPerRow = kBoxCols / kWideVec;  ///< 8 a box row.
   /// Chunks a thread stands for in the emulation: 4 in float, 8 in double.
   static constexpr int kWidePasses = kTileElems / kWideVec / kThreads;
-  static constexpr int kLoadPasses = kWidePasses;  ///< No thread loads: see wide_load().
+  static constexpr int kLoadPasses = kWidePasses;             ///< No thread loads: see wide_load().
   static constexpr int kStorePasses = kTileElems / kThreads;  ///< 16 elements a thread.
   static constexpr std::size_t kPointerAlign = tt::kTmaChunkBytes;  ///< The map's base.
   static_assert(kTileElems % (kWideVec * kThreads) == 0, "whole chunks a thread");
@@ -79,8 +79,9 @@ struct TmaBoxes : tt::Work<T> {
   TT_HD static bool wide(const tt::Thread&, int, int) { return true; }
   /// Tile slot of tile element (@p r, @p c).
   TT_HD static int slot(int r, int c) {
-    const int in_box = SWIZZLE ? tt::swizzle128(r, c % kBoxCols, kBoxCols, static_cast<int>(sizeof(T)))
-                               : r * kBoxCols + c % kBoxCols;
+    const int in_box = SWIZZLE
+                           ? tt::swizzle128(r, c % kBoxCols, kBoxCols, static_cast<int>(sizeof(T)))
+                           : r * kBoxCols + c % kBoxCols;
     return (c / kBoxCols) * kBoxElems + in_box;
   }
   /// Box @p b of block @p me's tile: tile columns b kBoxCols to b kBoxCols + kBoxCols - 1.
@@ -220,8 +221,8 @@ __device__ void copy_tile_in(const tt::Thread& me, const CUtensorMap* map, tt::E
 /// thread stores as step 06's store phase does.
 template <class W>
 __global__ void __launch_bounds__(W::kThreads)
-    transpose_tma(const __grid_constant__ CUtensorMap map, tt::Elem<W>* __restrict__ out,
-                  int rows, int cols) {
+    transpose_tma(const __grid_constant__ CUtensorMap map, tt::Elem<W>* __restrict__ out, int rows,
+                  int cols) {
   using T = tt::Elem<W>;
   __shared__ alignas(tt::kTmaSwizzleAlign) T tile[W::kTileElems];
   __shared__ alignas(8) std::uint64_t copied;  // completes when every box has landed
@@ -252,13 +253,13 @@ bool has_copy_engine_code() {
 /// for every launch: a timed run times the kernels, not the driver's encoding).
 template <class W>
 struct TmaPath {
-  using Work = W;                                  ///< The work description.
-  using Elem = tt::Elem<W>;                        ///< Its element type.
-  using Host = void;                               ///< No load phase on the CPU.
+  using Work = W;                                   ///< The work description.
+  using Elem = tt::Elem<W>;                         ///< Its element type.
+  using Host = void;                                ///< No load phase on the CPU.
   static constexpr auto kernel = transpose_tma<W>;  ///< The kernel.
-  static constexpr bool kAsyncLoad = false;        ///< Not cp.async.
-  static constexpr bool kCutPasses = false;        ///< No cut passes.
-  static constexpr bool kOwnLaunch = true;         ///< tiled.hpp's launch_first calls launch().
+  static constexpr bool kAsyncLoad = false;         ///< Not cp.async.
+  static constexpr bool kCutPasses = false;         ///< No cut passes.
+  static constexpr bool kOwnLaunch = true;          ///< tiled.hpp's launch_first calls launch().
   /// Launches transpose_tma with grid and block @p l on @p stream.
   static void launch(tt::Launch l, const tt::Elem<W>* in, tt::Elem<W>* out, tt::Shape s,
                      cudaStream_t stream) {
@@ -326,13 +327,13 @@ __global__ void __launch_bounds__(W::kThreads)
 /// made on the host when the pointers or the shape change.
 template <class W>
 struct TmaBothPath {
-  using Work = W;                                       ///< The work description.
-  using Elem = tt::Elem<W>;                             ///< Its element type.
-  using Host = void;                                    ///< No load phase on the CPU.
+  using Work = W;                                        ///< The work description.
+  using Elem = tt::Elem<W>;                              ///< Its element type.
+  using Host = void;                                     ///< No load phase on the CPU.
   static constexpr auto kernel = transpose_tma_both<W>;  ///< The kernel.
-  static constexpr bool kAsyncLoad = false;             ///< Not cp.async.
-  static constexpr bool kCutPasses = false;             ///< No cut passes.
-  static constexpr bool kOwnLaunch = true;              ///< tiled.hpp's launch_first calls launch().
+  static constexpr bool kAsyncLoad = false;              ///< Not cp.async.
+  static constexpr bool kCutPasses = false;              ///< No cut passes.
+  static constexpr bool kOwnLaunch = true;  ///< tiled.hpp's launch_first calls launch().
   /// Launches transpose_tma_both with grid and block @p l on @p stream.
   static void launch(tt::Launch l, const Elem* in, Elem* out, tt::Shape s, cudaStream_t stream) {
     if (!has_copy_engine_code<transpose_tma_both<W>>())
@@ -353,9 +354,8 @@ struct TmaBothPath {
       tt::make_tile_map(&made.out_map, out, s.cols, s.rows, e, W::kTile, W::kBoxCols);
       made.in = in, made.out = out, made.rows = s.rows, made.cols = s.cols;
     }
-    transpose_tma_both<W><<<l.grid, l.block, 0, stream>>>(made.in_map, made.out_map,
-                                                          static_cast<int>(s.rows),
-                                                          static_cast<int>(s.cols));
+    transpose_tma_both<W><<<l.grid, l.block, 0, stream>>>(
+        made.in_map, made.out_map, static_cast<int>(s.rows), static_cast<int>(s.cols));
   }
 };
 
