@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "error.hpp"
 #include "kernel.hpp"
 #include "tensor_map.hpp"
 
@@ -30,6 +31,23 @@ TT_HD constexpr int swizzle128(int r, int c, int box_cols, int elem_bytes) {
 namespace tma {
 
 #ifdef __CUDACC__
+/// Throws unless @p KERNEL runs the copy engine on this GPU: where the build holds no code for
+/// compute capability 9.0 the driver compiles an older architecture's PTX for it, which only
+/// traps. Asked once for each kernel.
+template <auto KERNEL>
+void require_engine_code() {
+  static const bool ok = [] {
+    cudaFuncAttributes a{};
+    TT_CUDA_CHECK(cudaFuncGetAttributes(&a, KERNEL));
+    return a.ptxVersion >= 90 || (a.ptxVersion == 0 && a.binaryVersion >= 90);
+  }();
+  if (!ok)
+    throw CudaError(cudaErrorNoKernelImageForDevice,
+                    "this build has no code for compute capability 9.0, where the copy "
+                    "engine's instructions are: configure it with CMAKE_CUDA_ARCHITECTURES "
+                    "including 90");
+}
+
 /// The shared-memory address (32 bits) of @p p.
 __device__ inline unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));

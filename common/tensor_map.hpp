@@ -38,9 +38,30 @@ std::string tile_map_limits(const void* base, std::int64_t rows, std::int64_t co
 /// row r lands at chunk j XOR (r mod 8)), or with @p swizzle false dense, row after row;
 /// elements outside the matrix filled with zeros.
 /// Throws tt::CudaError where the runtime cannot reach the driver's function or the driver
-/// refuses the map, std::invalid_argument
-/// where tile_map_limits() names a limit.
+/// refuses the map, std::invalid_argument where tile_map_limits() names a limit.
 void make_tile_map(CUtensorMap* map, const void* base, std::int64_t rows, std::int64_t cols,
                    int elem_bytes, int box_rows, int box_cols, bool swizzle = true);
+
+/// The tensor map of one kernel's matrix, made again only when its base or its shape changes
+/// (the element, box and swizzle are the kernel's own, the same at every call): a timed run
+/// then times the kernel, not the driver's encoding. One for each kernel and matrix it maps.
+class TileMapMemo {
+ public:
+  /// The map of make_tile_map() for these arguments.
+  const CUtensorMap& get(const void* base, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                         int box_rows, int box_cols, bool swizzle = true) {
+    if (!made_ || base != base_ || rows != rows_ || cols != cols_) {
+      make_tile_map(&map_, base, rows, cols, elem_bytes, box_rows, box_cols, swizzle);
+      made_ = true, base_ = base, rows_ = rows, cols_ = cols;
+    }
+    return map_;
+  }
+
+ private:
+  bool made_ = false;
+  const void* base_ = nullptr;
+  std::int64_t rows_ = 0, cols_ = 0;
+  CUtensorMap map_{};
+};
 
 }  // namespace tt

@@ -12,10 +12,14 @@ without a metrics table is an error.
 Usage: scripts/ncu_csv_table.py FILE.csv [FILE.csv ...]
 Exit status: 0 printed, 1 a file holds no metrics, 2 bad usage.
 """
-import csv
-import io
+import importlib.util
 import os
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "ncu_check.py"))
+ncu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ncu_check)
 
 # The link between the L2's halves, busy time: its share of the kernel's time, times that time.
 # Two kernels that move the same bytes compare by it (a kernel faster than another that asks
@@ -40,17 +44,13 @@ COLUMNS = [  # (heading, metric, scale)
 
 
 def metrics(path):
-    """The metric values of the file's one kernel, by name."""
+    """The metric values of the file's one kernel, by name (ncu_check.py's reading of the
+    table)."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        lines = [line for line in f.read().splitlines() if line.startswith('"')]
-    if not lines or not lines[0].startswith('"ID"'):
+        kernels = ncu_check.parse_kernels(f.read())
+    if not kernels or not kernels[0][1]:
         raise ValueError(f"{path}: no Nsight Compute metrics table")
-    values = {}
-    for row in csv.DictReader(io.StringIO("\n".join(lines))):
-        try:
-            values[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-        except ValueError:
-            pass
+    values = dict(kernels[0][1])
     if FABRIC in values and "gpu__time_duration.sum" in values:
         values[FABRIC_BUSY] = values[FABRIC] / 100.0 * values["gpu__time_duration.sum"]
     return values

@@ -20,6 +20,9 @@
 
 #include "14-tma/tma.hpp"
 
+#include <string>
+#include <utility>
+
 #include "06-float4/float4.cuh"
 #include "09-alignment/alignment.cuh"
 #include "10-invariants/invariants.cuh"
@@ -39,10 +42,21 @@ using Vec = tt::Path<W, step06::transpose_vec<W>>;
 template <class W>
 using Async = tt::Path<W, step11::transpose_async<W>, void, true>;
 
-/// @p v, which needs compute capability @p sm: 9.0 for the tensor memory accelerator, 8.0 for
-/// cp.async.
-tt::Variant needs(int sm, tt::Variant v) {
-  v.needs_sm = sm;
+/// @p v, which needs cp.async: compute capability 8.0.
+tt::Variant needs_cp_async(tt::Variant v) {
+  v.needs_sm = 80;
+  return v;
+}
+
+/// A variant of the copy engine: path P for float and double where its work W suits the shape
+/// and the pointers, else step 13's kernels (its headline's paths, in their order).
+template <template <class> class P, template <typename> class W>
+tt::Variant engine_variant(std::string name, std::string summary) {
+  tt::Variant v = tt::variant<P<W<float>>, Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
+                              Vec<step10::Lean<float>>, P<W<double>>, Vec<step09::Column<double>>,
+                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
+      std::move(name), std::move(summary));
+  v.needs_sm = 90;
   return v;
 }
 
@@ -52,35 +66,23 @@ const tt::Step& step() {
     st.id = "14-tma";
     st.title = "The copy engine: the tensor memory accelerator copies each tile";
     st.variants = {
-        needs(90, tt::variant<TmaPath<TmaLoad<float>>, Vec<step09::Column<float>>,
-                              Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
-                              TmaPath<TmaLoad<double>>, Vec<step09::Column<double>>,
-                              Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-                      "tma",
-                      "tiles copied by the tensor memory accelerator where rows are whole 16-byte "
-                      "chunks and output rows whole sectors, else step 13's kernels")),
-        needs(90,
-              tt::variant<TmaPath<TmaPlain<float>>, Vec<step09::Column<float>>,
-                          Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
-                          TmaPath<TmaPlain<double>>, Vec<step09::Column<double>>,
-                          Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-                  "tma-plain",
-                  "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "
-                  "come back")),
-        needs(90,
-              tt::variant<TmaBothPath<TmaBoth<float>>, Vec<step09::Column<float>>,
-                          Lines<step13::Lines<float>>, Vec<step10::Lean<float>>,
-                          TmaBothPath<TmaBoth<double>>, Vec<step09::Column<double>>,
-                          Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
-                  "tma-store",
-                  "tma, and the copy engine also copies the output out: the threads transpose the "
-                  "tile in shared memory")),
-        needs(80,
-              tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
-                          Async<step09::Column<double>>, Async<step10::Lean<double>>>(
-                  "async",
-                  "step 11's cp.async copies (a thread's instruction a vector or an element), for "
-                  "the comparison in one run")),
+        engine_variant<TmaPath, TmaLoad>(
+            "tma",
+            "tiles copied by the tensor memory accelerator where rows are whole 16-byte chunks "
+            "and output rows whole sectors, else step 13's kernels"),
+        engine_variant<TmaPath, TmaPlain>(
+            "tma-plain",
+            "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "
+            "come back"),
+        engine_variant<TmaBothPath, TmaBoth>(
+            "tma-store",
+            "tma, and the copy engine also copies the output out: the threads transpose the "
+            "tile in shared memory"),
+        needs_cp_async(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                                   Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+            "async",
+            "step 11's cp.async copies (a thread's instruction a vector or an element), for "
+            "the comparison in one run")),
         tt::variant<Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
                     Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
                     Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(

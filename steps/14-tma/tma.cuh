@@ -15,7 +15,6 @@
 #include <cstdint>
 
 #include "06-float4/float4.cuh"
-#include "error.hpp"
 #include "kernel.hpp"
 #include "tensor_copy.cuh"
 #include "tiled.hpp"
@@ -235,52 +234,31 @@ __global__ void __launch_bounds__(W::kThreads)
     step06::store_phase<true, W>(me, tile, out, rows, cols);
 }
 
-/// Whether this program's KERNEL runs the copy engine on this GPU: false where the
-/// build holds no code for compute capability 9.0 and the driver compiled an older
-/// architecture's PTX for it (that code only traps).
-template <auto KERNEL>
-bool has_copy_engine_code() {
-  static const bool ok = [] {
-    cudaFuncAttributes a{};
-    TT_CUDA_CHECK(cudaFuncGetAttributes(&a, KERNEL));
-    return a.ptxVersion >= 90 || (a.ptxVersion == 0 && a.binaryVersion >= 90);
-  }();
-  return ok;
-}
-
-/// Work W moved by transpose_tma (a tt::Path that launches itself): launched with the input's
-/// tensor map (tt::make_tile_map), made on the host when the input or the shape changes (not
-/// for every launch: a timed run times the kernels, not the driver's encoding).
+/// What every path of this step states for the harness (tiled.hpp): its work, and that it
+/// launches itself, with the tensor maps its kernel takes.
 template <class W>
-struct TmaPath {
-  using Work = W;                                   ///< The work description.
-  using Elem = tt::Elem<W>;                         ///< Its element type.
-  using Host = void;                                ///< No load phase on the CPU.
+struct EnginePath {
+  using Work = W;                            ///< The work description.
+  using Elem = tt::Elem<W>;                  ///< Its element type.
+  using Host = void;                         ///< No load phase on the CPU.
+  static constexpr bool kAsyncLoad = false;  ///< Not cp.async.
+  static constexpr bool kCutPasses = false;  ///< No cut passes.
+  static constexpr bool kOwnLaunch = true;   ///< tiled.hpp's launch_first calls launch().
+};
+
+/// Work W moved by transpose_tma, launched with the input's tensor map.
+template <class W>
+struct TmaPath : EnginePath<W> {
   static constexpr auto kernel = transpose_tma<W>;  ///< The kernel.
-  static constexpr bool kAsyncLoad = false;         ///< Not cp.async.
-  static constexpr bool kCutPasses = false;         ///< No cut passes.
-  static constexpr bool kOwnLaunch = true;          ///< tiled.hpp's launch_first calls launch().
-  /// Launches transpose_tma with grid and block @p l on @p stream.
+  /// Launches the kernel with grid and block @p l on @p stream.
   static void launch(tt::Launch l, const tt::Elem<W>* in, tt::Elem<W>* out, tt::Shape s,
                      cudaStream_t stream) {
-    if (!has_copy_engine_code<transpose_tma<W>>())
-      throw tt::CudaError(cudaErrorNoKernelImageForDevice,
-                          "this build has no code for compute capability 9.0, where the copy "
-                          "engine's instructions are: configure it with "
-                          "CMAKE_CUDA_ARCHITECTURES including 90");
-    struct Made {
-      const void* in = nullptr;
-      std::int64_t rows = 0, cols = 0;
-      CUtensorMap map;
-    };
-    static thread_local Made made;  // the last map made, per thread of the host
-    if (made.in != in || made.rows != s.rows || made.cols != s.cols) {
-      tt::make_tile_map(&made.map, in, s.rows, s.cols, static_cast<int>(sizeof(tt::Elem<W>)),
-                        W::kTile, W::kBoxCols, W::kSwizzle);
-      made.in = in, made.rows = s.rows, made.cols = s.cols;
-    }
-    transpose_tma<W><<<l.grid, l.block, 0, stream>>>(made.map, out, static_cast<int>(s.rows),
-                                                     static_cast<int>(s.cols));
+    tt::tma::require_engine_code<kernel>();
+    static thread_local tt::TileMapMemo in_map;
+    const int e = static_cast<int>(sizeof(tt::Elem<W>));
+    kernel<<<l.grid, l.block, 0, stream>>>(
+        in_map.get(in, s.rows, s.cols, e, W::kTile, W::kBoxCols, W::kSwizzle), out,
+        static_cast<int>(s.rows), static_cast<int>(s.cols));
   }
 };
 
@@ -323,39 +301,20 @@ __global__ void __launch_bounds__(W::kThreads)
   }
 }
 
-/// Work W moved by transpose_tma_both: launched with the input's and the output's tensor maps,
-/// made on the host when the pointers or the shape change.
+/// Work W moved by transpose_tma_both, launched with the input's and the output's tensor maps.
 template <class W>
-struct TmaBothPath {
-  using Work = W;                                        ///< The work description.
-  using Elem = tt::Elem<W>;                              ///< Its element type.
-  using Host = void;                                     ///< No load phase on the CPU.
+struct TmaBothPath : EnginePath<W> {
   static constexpr auto kernel = transpose_tma_both<W>;  ///< The kernel.
-  static constexpr bool kAsyncLoad = false;              ///< Not cp.async.
-  static constexpr bool kCutPasses = false;              ///< No cut passes.
-  static constexpr bool kOwnLaunch = true;  ///< tiled.hpp's launch_first calls launch().
-  /// Launches transpose_tma_both with grid and block @p l on @p stream.
-  static void launch(tt::Launch l, const Elem* in, Elem* out, tt::Shape s, cudaStream_t stream) {
-    if (!has_copy_engine_code<transpose_tma_both<W>>())
-      throw tt::CudaError(cudaErrorNoKernelImageForDevice,
-                          "this build has no code for compute capability 9.0, where the copy "
-                          "engine's instructions are: configure it with "
-                          "CMAKE_CUDA_ARCHITECTURES including 90");
-    struct Made {
-      const void* in = nullptr;
-      const void* out = nullptr;
-      std::int64_t rows = 0, cols = 0;
-      CUtensorMap in_map, out_map;
-    };
-    static thread_local Made made;
-    if (made.in != in || made.out != out || made.rows != s.rows || made.cols != s.cols) {
-      const int e = static_cast<int>(sizeof(Elem));
-      tt::make_tile_map(&made.in_map, in, s.rows, s.cols, e, W::kTile, W::kBoxCols);
-      tt::make_tile_map(&made.out_map, out, s.cols, s.rows, e, W::kTile, W::kBoxCols);
-      made.in = in, made.out = out, made.rows = s.rows, made.cols = s.cols;
-    }
-    transpose_tma_both<W><<<l.grid, l.block, 0, stream>>>(
-        made.in_map, made.out_map, static_cast<int>(s.rows), static_cast<int>(s.cols));
+  /// Launches the kernel with grid and block @p l on @p stream.
+  static void launch(tt::Launch l, const tt::Elem<W>* in, tt::Elem<W>* out, tt::Shape s,
+                     cudaStream_t stream) {
+    tt::tma::require_engine_code<kernel>();
+    static thread_local tt::TileMapMemo in_map, out_map;
+    const int e = static_cast<int>(sizeof(tt::Elem<W>));
+    kernel<<<l.grid, l.block, 0, stream>>>(
+        in_map.get(in, s.rows, s.cols, e, W::kTile, W::kBoxCols),
+        out_map.get(out, s.cols, s.rows, e, W::kTile, W::kBoxCols), static_cast<int>(s.rows),
+        static_cast<int>(s.cols));
   }
 };
 
