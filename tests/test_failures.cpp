@@ -5,6 +5,7 @@
 // compute-sanitizer.
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "02-naive/naive.hpp"
 #include "broken_kernels.hpp"
 #include "catch.hpp"
+#include "compare.hpp"
 #include "device.hpp"
 #include "device_buffer.hpp"
 #include "error.hpp"
@@ -267,6 +269,70 @@ TEST_CASE("the verifier catches each mutated kernel on every shape, and names th
     }
   // 3 mutations x 12 shapes x 2 types, less row-shifted on the 2 shapes with one row.
   CHECK(caught == 2 * (3 * 12 - 2));
+}
+
+TEST_CASE("the device comparison counts every differing word, and nothing else", "[gpu][verify]") {
+  // Lengths around the comparison's grid: one word, a partial block, more words than the
+  // grid's threads (each thread then strides), and an odd count of 8-byte elements.
+  for (std::size_t words :
+       {std::size_t{1}, std::size_t{37}, std::size_t{3} << 20, (std::size_t{4099} * 8191 * 2)}) {
+    std::vector<std::uint32_t> host(words);
+    for (std::size_t i = 0; i < words; ++i) host[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    tt::DeviceBuffer<std::uint32_t> a(words), b(words);
+    TT_CUDA_CHECK(cudaMemcpy(a.get(), host.data(), a.bytes(), cudaMemcpyHostToDevice));
+    TT_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), b.bytes(), cudaMemcpyHostToDevice));
+    INFO(words << " words");
+    CHECK(tt::count_different_words(a.get(), b.get(), a.bytes()) == 0);
+    // One bit flipped in the first, the middle and the last word, one at a time, then all.
+    const std::size_t at[] = {0, words / 2, words - 1};
+    for (std::size_t i : at) {
+      const std::uint32_t flipped = host[i] ^ 0x80000000u;
+      TT_CUDA_CHECK(cudaMemcpy(b.get() + i, &flipped, 4, cudaMemcpyHostToDevice));
+      INFO("word " << i);
+      CHECK(tt::count_different_words(a.get(), b.get(), a.bytes()) == 1);
+      TT_CUDA_CHECK(cudaMemcpy(b.get() + i, &host[i], 4, cudaMemcpyHostToDevice));
+    }
+    TT_CUDA_CHECK(cudaMemset(b.get(), tt::kPoisonByte, b.bytes()));
+    std::size_t poisoned = 0;  // words whose value happens to be all ones are not different
+    for (std::uint32_t w : host) poisoned += w != 0xFFFFFFFFu;
+    CHECK(tt::count_different_words(a.get(), b.get(), a.bytes()) == poisoned);
+    // Only the bytes asked for are compared: the last word differs, the ones before do not.
+    TT_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), b.bytes() - 4, cudaMemcpyHostToDevice));
+    CHECK(tt::count_different_words(a.get(), b.get(), a.bytes() - 4) == 0);
+    CHECK(tt::count_different_words(a.get(), b.get(), a.bytes()) == (host.back() != 0xFFFFFFFFu));
+  }
+  tt::DeviceBuffer<std::uint32_t> a(4), b(4);
+  CHECK_THROWS_AS(tt::count_different_words(a.get(), b.get(), 6), tt::UsageError);
+  CHECK_THROWS_AS(tt::count_different_words(reinterpret_cast<const char*>(a.get()) + 2, b.get(), 8),
+                  tt::UsageError);
+}
+
+TEST_CASE("without room for the reference on the device, the CPU compares and catches alike",
+          "[gpu][verify]") {
+  const tt::Step& st = broken::step();
+  const tt::Shape s{2048, 4096};
+  const std::size_t bytes = static_cast<std::size_t>(s.count()) * sizeof(float);
+  std::ostringstream warm;  // load the kernels first, so free memory is compared like for like
+  REQUIRE(tt::measure(device(), {{64, 64}, tt::DType::f32, std::nullopt},
+                      {{&st, st.find("correct")}}, {0, 1}, warm)[0]
+              .verified);
+  // Room for the input and the output (and check_fits' 64 MB), not for a third matrix: the
+  // runner keeps its reference on the device only with more than bytes + 64 MB left over.
+  const tt::DeviceBuffer<char> hold = hold_all_but(2 * bytes + (std::size_t{80} << 20));
+  const std::size_t before = free_memory();
+  INFO("holding " << hold.bytes() / 1e6 << " MB; " << before / 1e6 << " MB left");
+  REQUIRE(hold.bytes() > 0);
+  REQUIRE(before >= 2 * bytes + (std::size_t{64} << 20));
+  REQUIRE(before <= 3 * bytes + (std::size_t{64} << 20));
+  for (const char* name : {"correct", "one-wrong", "one-unwritten"}) {
+    std::ostringstream log;
+    const auto r = tt::measure(device(), {s, tt::DType::f32, std::nullopt}, {{&st, st.find(name)}},
+                               tt::RunConfig{0, 1}, log);
+    INFO(name << "\n" << log.str());
+    CHECK(r.at(0).verified == (std::string(name) == "correct"));
+    if (std::string(name) != "correct")
+      CHECK(contains(log.str(), "WRONG: 1 of " + std::to_string(s.count()) + " elements"));
+  }
 }
 
 namespace {
