@@ -70,6 +70,10 @@ const tt::Step& step() {
             "tma",
             "tiles copied by the tensor memory accelerator where rows are whole 16-byte chunks "
             "and output rows whole sectors, else step 13's kernels"),
+        engine_variant<TmaPath, TmaWide>(
+            "tma-wide",
+            "tma with each thread storing 16-byte vectors, a quarter of tma's store "
+            "instructions: two lanes a column, so the column reads keep clear of conflicts"),
         engine_variant<TmaPath, TmaPlain>(
             "tma-plain",
             "tma with the boxes written dense, no swizzle: the column reads' bank conflicts "

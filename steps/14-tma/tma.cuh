@@ -124,6 +124,55 @@ using TmaLoad = TmaBoxes<T, true>;
 template <typename T>
 using TmaPlain = TmaBoxes<T, false>;
 
+/// `tma`'s tile stored one 16-byte vector an instruction (variant `tma-wide`).
+///
+/// `tma` stores one element a thread, as step 06's scalar stores: four times the store
+/// instructions of the column kernels of steps 08 to 13, which store 16-byte vectors. Here
+/// each thread gathers V elements down a tile column (V tile rows of one column, a 16-byte
+/// chunk's worth) and stores them as one vector of an output row. The swizzle repeats every 8
+/// tile rows, so a column gives at most two such runs of V rows with different banks: two
+/// lanes share a column (tile rows 2 V g .. 2 V g + 2 V - 1, one output sector) and a warp's
+/// 16 pairs take 16 neighbouring columns, which the swizzle spreads over all 32 banks. In
+/// double a half-warp is served apart from the other (8-byte accesses); its 8 pairs take
+/// columns 0-3 and 8-11 of the 16 (the other half 4-7 and 12-15), whose chunks the swizzle
+/// sends to 8 different positions for both rows of a pair: one wavefront a half-warp, the
+/// fewest 256 bytes need. A store instruction writes 16 output rows, one whole sector each,
+/// where the column kernels write 4 rows of 128 bytes.
+template <typename T>
+struct TmaWide : TmaBoxes<T, true> {
+  using Base = TmaBoxes<T, true>;
+  static constexpr int kVec = Base::kWideVec;                                    ///< 4, 2.
+  static constexpr int kPairRows = 2 * kVec;                                     ///< 8, 4.
+  static constexpr int kStorePasses = Base::kTileElems / Base::kThreads / kVec;  ///< 4, 8.
+  static constexpr int kColumnGroups = Base::kTile / 16;  ///< 16 columns a store instruction.
+  static_assert(kStorePasses * kVec * Base::kThreads == Base::kTileElems, "every element once");
+  static_assert(kPairRows * sizeof(T) == 32, "a lane pair writes one output sector");
+
+  /// No thread loads (the copy engine does), at this work's vector width.
+  TT_HD static tt::Move<kVec> load(const tt::Thread&, int, int, int) { return {false, 0, {}}; }
+  /// Store pass p of warp w: instruction i = w kStorePasses + p covers tile columns
+  /// 16 (i mod 4) .. + 15 and tile rows 2 V (i / 4) + V (lane mod 2) .. + V - 1:
+  /// out[(c0 + c) rows + r0 + r .. + V - 1], one vector. Pair q = lane / 2 takes column q
+  /// with bits 2 and 3 of q swapped: pairs 0-7 (lanes 0-15) columns 0-3 and 8-11.
+  TT_HD static tt::Move<kVec> store(const tt::Thread& me, int pass, int rows, int cols) {
+    const unsigned t = me.thread.x, lane = t % 32, warp = t / 32, q = lane / 2;
+    const int i = static_cast<int>(warp) * kStorePasses + pass;
+    const int r = kPairRows * (i / kColumnGroups) + kVec * static_cast<int>(lane % 2);
+    const int c =
+        16 * (i % kColumnGroups) + static_cast<int>((q & 3u) | (q & 4u) << 1 | (q & 8u) >> 1);
+    const std::int64_t row = std::int64_t{me.block.y} * Base::kTile + r;  // output column
+    const std::int64_t col = std::int64_t{me.block.x} * Base::kTile + c;  // output row
+    // Output rows are whole sectors (fits()): a vector is wholly inside or wholly outside.
+    // Inside, both indices are ints: from a 64-bit `col * rows + row` the compiler cannot
+    // tell that the vector's elements are neighbours, and stores them one by one (4 STG.E).
+    const bool inside = row < rows && col < cols;
+    tt::Move<kVec> m{
+        inside, inside ? tt::offset(static_cast<int>(col), static_cast<int>(row), rows) : 0, {}};
+    for (int k = 0; k < kVec; ++k) m.slot_of(k) = Base::slot(r + k, c);
+    return m;
+  }
+};
+
 /// A tile that the engine copies in and out (variant `tma-store`): the threads only transpose
 /// it in shared memory.
 ///
