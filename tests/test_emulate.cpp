@@ -197,13 +197,15 @@ TEST_CASE("past 2^31 elements, every step's global addresses stay in the matrix"
         const std::int64_t bytes = s.count() * size;
         const int warps = static_cast<int>((plan.block.x * plan.block.y + 31) / 32);
         // The last block, and the one before it in y (09-alignment's last row of blocks
-        // writes the seams between output rows, its main tiles end one row earlier).
+        // writes the seams between output rows, its main tiles end one row earlier) and in x
+        // (15-order runs down the columns of tiles: x is its tile row, the seam row last).
         const uint3 last{plan.grid.x - 1, plan.grid.y - 1, 0};
         const uint3 before_last{plan.grid.x - 1, plan.grid.y > 1 ? plan.grid.y - 2 : 0, 0};
+        const uint3 before_last_x{plan.grid.x > 1 ? plan.grid.x - 2 : 0, plan.grid.y - 1, 0};
         std::int64_t highest = 0;
         for (const auto& a : plan.accesses) {
           if (a.space != tt::Space::global) continue;
-          for (const uint3 b : {last, before_last})
+          for (const uint3 b : {last, before_last, before_last_x})
             for (int w = 0; w < warps; ++w)
               for (int it = 0; it < a.iterations; ++it)
                 for (const auto& addr : tt::warp_addresses(a, plan, b, w, it)) {
