@@ -52,8 +52,9 @@ const tt::Step& step() {
             "step 08's column kernel where output rows are whole sectors, else step 13's "
             "line-window tiles (step 10's where not line-aligned), in column order"),
         tt::variant<Lines<float>, Lean<float>, Lines<double>, Lean<double>>(
-            "order-only", "always step 13's (or step 10's) skewed tiles in column order, "
-                          "also where output rows are whole sectors"),
+            "order-only",
+            "always step 13's (or step 10's) skewed tiles in column order, "
+            "also where output rows are whole sectors"),
         tt::variant<Vec<step09::Column<float>>, RowLines<step13::Lines<float>>,
                     Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
                     RowLines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
