@@ -46,11 +46,11 @@ const tt::Step& step() {
     st.id = "15-order";
     st.title = "Column order at every shape: step 13's tiles, taken down the columns";
     st.variants = {
-        tt::variant<Vec<step09::Column<float>>, Lines<float>, Lean<float>,
-                    Vec<step09::Column<double>>, Lines<double>, Lean<double>>(
+        tt::variant<Vec<step09::Column<float>>, Lines<float>, Lean<float>, Lines<double>,
+                    Lean<double>>(
             "order",
-            "step 08's column kernel where output rows are whole sectors, else step 13's "
-            "line-window tiles (step 10's where not line-aligned), in column order"),
+            "step 13's line-window tiles (step 10's where not line-aligned or rows even), in "
+            "column order; in float, step 08's column kernel where output rows are whole sectors"),
         tt::variant<Lines<float>, Lean<float>, Lines<double>, Lean<double>>(
             "order-only",
             "always step 13's (or step 10's) skewed tiles in column order, "
