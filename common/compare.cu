@@ -2,6 +2,8 @@
 /// @brief count_different_words: a grid-stride comparison of two buffers, word by word.
 #include "compare.hpp"
 
+#include <algorithm>
+
 #include "device_buffer.hpp"
 #include "error.hpp"
 
@@ -32,7 +34,7 @@ std::uint64_t count_different_words(const void* a, const void* b, std::size_t by
   const std::size_t words = bytes / 4;
   constexpr int kThreads = 256;
   const std::size_t wanted = (words + kThreads - 1) / kThreads;
-  const unsigned blocks = static_cast<unsigned>(wanted < 4096 ? (wanted > 0 ? wanted : 1) : 4096);
+  const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(wanted, 1, 4096));
   count_different<<<blocks, kThreads, 0, stream>>>(static_cast<const std::uint32_t*>(a),
                                                    static_cast<const std::uint32_t*>(b), words,
                                                    count.get());

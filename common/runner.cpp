@@ -18,6 +18,10 @@
 
 namespace tt {
 
+/// Device memory a run leaves free beside its matrices, for the rest of the process's
+/// allocations: 64 MiB.
+constexpr std::size_t kDeviceHeadroom = std::size_t{64} << 20;
+
 void check_limits(const LaunchPlan& p, const std::string& name) {
   // Limits of every device of compute capability 7.5 or newer (the oldest this course builds
   // for): a device may allow more, never less.
@@ -72,7 +76,7 @@ void check_fits(const DeviceInfo& dev, const Problem& pb) {
   const std::size_t free_bytes = free_device_memory();
   std::ostringstream os;
   os.precision(3);
-  if (2 * bytes + (64 << 20) > static_cast<long double>(free_bytes)) {
+  if (2 * bytes + kDeviceHeadroom > static_cast<long double>(free_bytes)) {
     os << pb.shape.rows << " x " << pb.shape.cols << " " << dtype_name(pb.dtype) << " needs "
        << static_cast<double>(2 * bytes / 1e9L) << " GB of device memory (input and output); "
        << dev.name << " has " << free_bytes / 1e9 << " GB free. Use a smaller --rows/--cols.";
@@ -140,7 +144,7 @@ std::vector<Result> measure_typed(const DeviceInfo& dev, const Problem& pb,
     if (expect == Expect::copy) return in.get();
     if (!reference_tried) {
       reference_tried = true;
-      if (free_device_memory() > out.bytes() + (std::size_t{64} << 20)) {
+      if (free_device_memory() > out.bytes() + kDeviceHeadroom) {
         reference_transpose(host_in.data(), host_out.data(), pb.shape);
         reference = DeviceBuffer<T>(n);
         TT_CUDA_CHECK(cudaMemcpy(reference.get(), host_out.data(), reference.bytes(),
