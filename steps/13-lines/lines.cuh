@@ -17,33 +17,35 @@
 
 namespace step13 {
 
-/// Step 10's tiles, with line-window loads in whole blocks.
+/// Skewed work B (step 10's tiles, or step 12's wide ones in step 16) with line-window loads
+/// in whole blocks; a block of B reads kCols input columns (B::kTile, or B::kCols where B
+/// states it) of its B::kRows input rows, and writes B::kTile elements of each output row.
 ///
-/// Tile row i of a block holds input row r0 + i from the line on which its piece (64
+/// Tile row i of a block holds input row r0 + i from the line on which its piece (kCols
 /// elements from column c0) starts: the piece starts off(i) = (r0 + i) cols + c0 mod L
 /// elements into that line (L: elements a line, 32 floats or 16 doubles), so the row's
-/// window, 64 + L elements from the line's start, holds the piece whatever off(i) is. The
+/// window, kCols + L elements from the line's start, holds the piece whatever off(i) is. The
 /// window is read as kChunks 16-byte vectors, each inside one line; a thread loads chunk
 /// q = t mod kChunks of tile rows t / kChunks + kWideStep k, and only the chunks that overlap
 /// the piece. Elements of a chunk outside the piece land in the tile and are never stored.
-/// The stores are step 10's moves, element (i, u) read from slot i kPitch + off(i) + u.
+/// The stores are B's moves, element (i, u) read from slot i kPitch + off(i) + u.
 ///
 /// The offsets are taken from element 0 of the matrix: the kernel needs the input aligned to
 /// a line (kPointerAlign), and otherwise runs step 10's kernel (tt::variant's fallback).
-template <typename T>
-struct Lines : step10::Lean<T> {
-  using Base = step10::Lean<T>;
+template <class B, int kCols>
+struct LineWindows : B {
+  using Base = B;
+  using T = typename B::Elem;
   static constexpr int kLine = 128 / static_cast<int>(sizeof(T));  ///< Elements a line.
-  static constexpr int kPitch = Base::kTile + kLine;  ///< A tile row: its window, in elements.
-  static constexpr int kWideVec = tt::kVec16<T>;      ///< Elements a 16-byte load.
-  static constexpr int kChunks = kPitch / kWideVec;   ///< 16-byte chunks a window: 24, 40.
-  static constexpr int kWideStep = Base::kThreads / kChunks;  ///< Rows a wide pass: 21, 12.
-  /// Wide loads a thread: 4 in float (84 rows), 6 in double (72 rows).
+  static constexpr int kPitch = kCols + kLine;       ///< A tile row: its window, in elements.
+  static constexpr int kWideVec = tt::kVec16<T>;     ///< Elements a 16-byte load.
+  static constexpr int kChunks = kPitch / kWideVec;  ///< 16-byte chunks a window.
+  static constexpr int kWideStep = Base::kThreads / kChunks;  ///< Rows a wide pass.
+  /// Wide loads a thread.
   static constexpr int kWidePasses = (Base::kRows + kWideStep - 1) / kWideStep;
-  static constexpr int kTileElems = Base::kRows * kPitch;  ///< 72 windows: 27 KB, 45 KB.
-  static constexpr std::size_t kPointerAlign = 128;        ///< Lines are counted from in.
-  /// Blocks an SM the registers must allow: step 10's (4 in float, 3 in double).
-  static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 3;
+  static constexpr int kTileElems = Base::kRows * kPitch;          ///< kRows windows.
+  static constexpr std::size_t kPointerAlign = 128;                ///< Lines are counted from in.
+  static constexpr int kOutStride = Base::kThreads / Base::kTile;  ///< Output rows a pass: 8.
   static_assert(kPitch % kWideVec == 0 && kLine % kWideVec == 0, "whole chunks a window");
   static_assert((kLine & (kLine - 1)) == 0, "a line: a power of two elements");
   static_assert(kTileElems * sizeof(T) <= 48 * 1024, "static shared memory of one block");
@@ -62,8 +64,8 @@ struct Lines : step10::Lean<T> {
   }
   /// How far into its line the piece of tile row @p i starts, in elements.
   TT_HD static int offset(const tt::Thread& me, int i, int cols) {
-    const std::int64_t e = (std::int64_t{me.block.y} * Base::kTile + i) * cols +
-                           std::int64_t{me.block.x} * Base::kTile;
+    const std::int64_t e =
+        (std::int64_t{me.block.y} * Base::kTile + i) * cols + std::int64_t{me.block.x} * kCols;
     return static_cast<int>(e & (kLine - 1));  // e >= 0, and a line is a power of two
   }
   /// Wide pass k of a whole block: chunk q = t mod kChunks of tile row t / kChunks +
@@ -76,22 +78,32 @@ struct Lines : step10::Lean<T> {
     const int off = i < Base::kRows ? offset(me, i, cols) : 0;
     m.inside = t / kChunks < kWideStep &&
                i < step12::rows_read<Base::kSectorElems>(Base::kTile, rows) &&
-               q * kWideVec + kWideVec > off && q * kWideVec < off + Base::kTile;
+               q * kWideVec + kWideVec > off && q * kWideVec < off + kCols;
     m.global = (std::int64_t{me.block.y} * Base::kTile + i) * cols +
-               std::int64_t{me.block.x} * Base::kTile - off + q * kWideVec;
+               std::int64_t{me.block.x} * kCols - off + q * kWideVec;
     for (int k = 0; k < kWideVec; ++k) m.slot_of(k) = i * kPitch + q * kWideVec + k;
     return m;
   }
-  /// Step 10's store; in a wide block, element (i, u) is read from its window.
+  /// B's store; in a wide block, element (i, u) is read from its window (B's stores: pass p
+  /// writes output row c0 + 8p, t = kTile u0 + j, its j-th element from head(c0)).
   TT_HD static tt::Move<> store(const tt::Thread& me, int pass, int rows, int cols) {
     tt::Move<> m = Base::store(me, pass, rows, cols);
     if (!wide(me, rows, cols)) return m;
     const int t = static_cast<int>(me.thread.x), u0 = t / Base::kTile, j = t % Base::kTile;
-    const std::int64_t c0 = std::int64_t{me.block.x} * Base::kTile + u0;
-    const int i = step09::head<Base::kSectorElems>(c0, rows) + j;  // as step 10's store
-    m.slot = i * kPitch + offset(me, i, cols) + u0 + Base::kStride * pass;
+    const std::int64_t c0 = std::int64_t{me.block.x} * kCols + u0;
+    const int i = step09::head<Base::kSectorElems>(c0, rows) + j;  // as B's store
+    m.slot = i * kPitch + offset(me, i, cols) + u0 + kOutStride * pass;
     return m;
   }
+};
+
+/// Step 10's tiles, with line-window loads in whole blocks: 64 columns a block, windows of
+/// 64 + L elements (24 chunks in float, 40 in double), 4 wide loads a thread in float (84
+/// rows) and 6 in double (72 rows), 72 windows of 27 KB and 45 KB.
+template <typename T>
+struct Lines : LineWindows<step10::Lean<T>, step10::Lean<T>::kTile> {
+  /// Blocks an SM the registers must allow: step 10's (4 in float, 3 in double).
+  static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 3;
 };
 
 /// Moves the tiles of work W: in a wide block (W::wide), every wide load into a register,
