@@ -206,15 +206,17 @@ if want ncu || want ncu-more || want counters; then
       # The scalar steps 02 to 05 have no 16-byte path: 4099 x 8191 already checks their edges.
       part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
         --cols 8196 --only 06-float4 07-swizzle 08-diagonal 09-alignment 10-invariants \
-        11-async-copy 12-reads 13-lines 15-order references --markdown "$OUT/ncu-4100x8196.md"
+        11-async-copy 12-reads 13-lines 15-order 16-wide references \
+        --markdown "$OUT/ncu-4100x8196.md"
       part "ncu check 3001x5003" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 3001 \
         --cols 5003 --only 04-padding 05-multi-element 07-swizzle 08-diagonal 09-alignment \
-        10-invariants 11-async-copy 12-reads 13-lines 15-order --markdown "$OUT/ncu-3001x5003.md"
+        10-invariants 11-async-copy 12-reads 13-lines 15-order 16-wide \
+        --markdown "$OUT/ncu-3001x5003.md"
     fi
     if want counters; then
       # What explains each headline kernel's speed on this GPU: occupancy, DRAM, L2, stalls.
       part "ncu counters" python3 "$ROOT/scripts/ncu_counters.py" "$BUILD" \
-        --also 11-async-copy/async-only,11-async-copy/registers,11-async-copy/tall:float,12-reads/trimmed,12-reads/wide:float,13-lines/lines-only \
+        --also 11-async-copy/async-only,11-async-copy/registers,11-async-copy/tall:float,12-reads/trimmed,12-reads/wide:float,13-lines/lines-only,16-wide/tall:float \
         --markdown "$OUT/counters.md"
       # The bank model itself: shared-memory patterns, predicted and measured
       # (course/banks.cu), and the wavefront counter beside global traffic.

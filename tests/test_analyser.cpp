@@ -556,3 +556,35 @@ TEST_CASE("L2 requests: a load that crosses a line asks twice, step 13's loads d
   CHECK(lines_f13.first / 10000 == 174);
   CHECK(lines_d13.first / 10000 == 272);
 }
+
+// ---- Step 16: step 13's line windows on step 12's wide tiles, in column order. -------------
+
+#include "15-order/order.hpp"
+#include "16-wide/wide.hpp"
+
+TEST_CASE("L2 sectors and requests: step 16's wide windows read fewer than step 15's",
+          "[analyser]") {
+  // At the odd shapes step 15's float blocks read pieces of 64 columns, 1.23 sectors for each
+  // sector of the matrix; step 16's read pieces of 128 (1.17), through line windows, so with
+  // fewer requests too (whole lines, 16% fewer): the figures chapter 16 predicts with. The stores
+  // write every sector of the output once, whole, in both.
+  for (const auto& [r, c] : {std::pair{4099, 8191}, {12345, 6789}, {8191, 4099}}) {
+    INFO(r << " x " << c);
+    const tt::Problem f = problem(r, c, tt::DType::f32);
+    const std::uint64_t odd = (std::uint64_t(r) * c * 4 + 31) / 32;
+    const auto order = l2_sectors(step15::step(), "order", f);
+    const auto wide = l2_sectors(step16::step(), "wide", f);
+    CHECK(order.second == odd);
+    CHECK(wide.second == odd);
+    CHECK(order.first * 100 / odd == 123);
+    CHECK(wide.first * 100 / odd == 117);
+    const auto order_req = l2_requests(step15::step(), "order", f);
+    const auto wide_req = l2_requests(step16::step(), "wide", f);
+    const auto pct = wide_req.first * 100 / order_req.first;  // 84% of step 15's, to 1%
+    CHECK(pct >= 83);
+    CHECK(pct <= 84);
+  }
+  // In double step 16 runs step 15's kernels: the same counts.
+  const tt::Problem d = problem(4099, 8191, tt::DType::f64);
+  CHECK(l2_sectors(step16::step(), "wide", d) == l2_sectors(step15::step(), "order", d));
+}
