@@ -254,6 +254,10 @@ std::vector<Access> accesses(int rows, int cols, dim3 block, dim3 grid, bool asy
                             if (!m.inside) return std::nullopt;
                             return m.slot_of(0) * size;
                           }}});
+    if (async) {  // step 16: each chunk one cp.async, the load and the tile store at once
+      a[0].code = a[1].code = "copy_async(&tile[w.slot[0]], in + w.global)";
+      a[0].async = a[1].async = true;
+    }
     if constexpr (has_boxes<W>::value) {  // step 14: the copy engine, not the threads
       a[0].code = "copy engine: box -> tile (its 16-byte chunks)";
       a[1].code = W::kSwizzle ? "copy engine: box -> tile, 128-byte swizzle (its 16-byte chunks)"

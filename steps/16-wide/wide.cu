@@ -21,9 +21,12 @@
 
 namespace step16 {
 
-/// The wide line-window work in column order, and step 13's kernel on it.
-using WideWork = step15::ColumnFirstLines<WideLines<float>>;
-using Wide = tt::Path<WideWork, step13::transpose_lines<WideWork>>;
+/// The wide line-window work in column order, and this step's kernel on it (cp.async).
+using WideWork = step15::ColumnFirstLines<WideCopies<float>>;
+using Wide = tt::Path<WideWork, transpose_windows<WideWork>, void, true>;
+/// The same windows loaded through registers by step 13's kernel (2 blocks an SM).
+using RegWork = step15::ColumnFirstLines<WideLines<float>>;
+using WideRegisters = tt::Path<RegWork, step13::transpose_lines<RegWork>>;
 /// Step 12's tall tiles (136 x 64, 128 output elements a row) in column order, and step 12's
 /// kernel on them: the other way to fewer sectors read twice, for the comparison.
 using TallWork = step15::ColumnFirst<step12::TallTrimmed<float>>;
@@ -41,8 +44,12 @@ const tt::Step& step() {
         tt::variant<Vec<step09::Column<float>>, Wide, Lines<float>, Lean<float>, Lines<double>,
                     Lean<double>>(
             "wide",
-            "in float, step 12's wide tiles (128 columns) with step 13's line windows, in "
-            "column order, where step 13's would run; otherwise step 15's kernels"),
+            "in float, step 12's wide tiles (128 columns) with step 13's line windows, copied "
+            "by cp.async, in column order, where step 13's would run; otherwise step 15's"),
+        tt::variant<Vec<step09::Column<float>>, WideRegisters, Lines<float>, Lean<float>,
+                    Lines<double>, Lean<double>>(
+            "wide-registers",
+            "the same windows loaded through registers by step 13's kernel (2 blocks an SM)"),
         tt::variant<Tall>("tall",
                           "step 12's tall tiles (136 x 64) in column order, at every shape; "
                           "float only"),
