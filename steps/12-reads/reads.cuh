@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "09-alignment/alignment.cuh"
 #include "10-invariants/invariants.cuh"
@@ -55,6 +56,21 @@ struct Trimmed : step10::Lean<T> {
     return trim<Base>(Base::load(me, pass, rows, cols), me, i, Base::kTile, rows);
   }
 };
+
+/// Input columns a block of skewed work W reads: W::kCols where W states it (Wide, 128),
+/// else W::kTile (64). Steps 13 and 15 take it from here, whatever the work.
+template <class W, class = void>
+struct BlockCols {
+  static constexpr int value = W::kTile;
+};
+template <class W>
+struct BlockCols<W, std::void_t<decltype(W::kCols)>> {
+  static constexpr int value = W::kCols;
+};
+template <class W>
+constexpr int block_cols() {
+  return BlockCols<W>::value;
+}
 
 /// Step 10's skewed tiles twice as wide: a block reads 128 input columns of its 72 input rows
 /// (71 read, as Trimmed) and writes 128 output rows of 64 elements. A row piece of 128

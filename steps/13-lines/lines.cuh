@@ -18,8 +18,9 @@
 namespace step13 {
 
 /// Skewed work B (step 10's tiles, or step 12's wide ones in step 16) with line-window loads
-/// in whole blocks; a block of B reads kCols input columns (B::kTile, or B::kCols where B
-/// states it) of its B::kRows input rows, and writes B::kTile elements of each output row.
+/// in whole blocks; a block of B reads kCols input columns (step12::block_cols: B::kTile, or
+/// B::kCols where B states it) of its B::kRows input rows, and writes B::kTile elements of
+/// each output row.
 ///
 /// Tile row i of a block holds input row r0 + i from the line on which its piece (kCols
 /// elements from column c0) starts: the piece starts off(i) = (r0 + i) cols + c0 mod L
@@ -32,10 +33,11 @@ namespace step13 {
 ///
 /// The offsets are taken from element 0 of the matrix: the kernel needs the input aligned to
 /// a line (kPointerAlign), and otherwise runs step 10's kernel (tt::variant's fallback).
-template <class B, int kCols>
+template <class B>
 struct LineWindows : B {
   using Base = B;
   using T = typename B::Elem;
+  static constexpr int kCols = step12::block_cols<B>();  ///< Input columns a block: 64, 128.
   static constexpr int kLine = 128 / static_cast<int>(sizeof(T));  ///< Elements a line.
   static constexpr int kPitch = kCols + kLine;       ///< A tile row: its window, in elements.
   static constexpr int kWideVec = tt::kVec16<T>;     ///< Elements a 16-byte load.
@@ -101,7 +103,7 @@ struct LineWindows : B {
 /// 64 + L elements (24 chunks in float, 40 in double), 4 wide loads a thread in float (84
 /// rows) and 6 in double (72 rows), 72 windows of 27 KB and 45 KB.
 template <typename T>
-struct Lines : LineWindows<step10::Lean<T>, step10::Lean<T>::kTile> {
+struct Lines : LineWindows<step10::Lean<T>> {
   /// Blocks an SM the registers must allow: step 10's (4 in float, 3 in double).
   static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 3;
 };

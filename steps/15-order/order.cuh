@@ -7,30 +7,15 @@
 #pragma once
 
 #include <algorithm>
-#include <type_traits>
 
 #include "06-float4/float4.cuh"
 #include "10-invariants/invariants.cuh"
+#include "12-reads/reads.cuh"
 #include "13-lines/lines.cuh"
 #include "kernel.hpp"
 #include "tiled.hpp"
 
 namespace step15 {
-
-/// Input columns a block of work W takes: W::kCols where W states it (step 12's wide tiles,
-/// 128), else W::kTile (64).
-template <class W, class = void>
-struct BlockCols {
-  static constexpr int value = W::kTile;
-};
-template <class W>
-struct BlockCols<W, std::void_t<decltype(W::kCols)>> {
-  static constexpr int value = W::kCols;
-};
-template <class W>
-constexpr int block_cols() {
-  return BlockCols<W>::value;
-}
 
 /// Skewed work W (step 09's tiling: a main grid of kTile x kTile tiles and one row of seam
 /// blocks below it) in step 08's column order: consecutive blocks walk down a column of input
@@ -39,16 +24,15 @@ constexpr int block_cols() {
 /// In steps 09 to 13 the grid is two-dimensional and the GPU starts its blocks x first (in
 /// practice; the order is not documented): the blocks that run together take a band of input
 /// rows across every column, and each writes a 64-element piece of each of its 64 output
-/// rows, so a wave's writes are spread over every output row of the matrix. Here they take a few columns of tiles from top to bottom, and
-/// their writes fill whole output rows, one after the other: step 08's column order, which
-/// step 09's skewed tiles left behind.
+/// rows, so a wave's writes are spread over every output row of the matrix. Here they take a
+/// few columns of tiles from top to bottom, and their writes fill whole output rows, one after
+/// the other: step 08's column order, which step 09's skewed tiles left behind.
 template <class W>
 struct ColumnFirst : W {
   /// Most blocks in y or z of a grid.
   static constexpr unsigned kMaxGridYZ = 65535;
-  /// Input columns a block of W takes: W::kCols where W states it (step 12's wide tiles),
-  /// else W::kTile.
-  static constexpr int kBlockCols = block_cols<W>();
+  /// Input columns a block of W takes: W::kTile, or W::kCols for step 12's wide tiles.
+  static constexpr int kBlockCols = step12::block_cols<W>();
   /// W's grid (gx columns of tiles, gy = main rows + the seam row) turned over: x runs down
   /// a column of tiles (x is the dimension the GPU starts first in practice), y and z across
   /// the columns (z only past 65535 columns of tiles: more than 4 M columns of input).

@@ -4,8 +4,9 @@
 // of 64 input columns from each of its rows; a piece that starts inside a sector shares its
 // first and last sectors with the neighbouring blocks, which read them too. Here a block
 // reads 128 columns (step 12's wide tile) through step 13's line windows, so half as many
-// sectors are read twice. The kernel is step 13's, the order step 15's. In double, and where
-// rows are even or not line-aligned, this step runs step 15's kernels.
+// sectors are read twice. Its kernel is step 13's with the windows copied by step 11's
+// cp.async (no register holds them, so 4 blocks an SM fit); the order is step 15's. In double,
+// and where rows are even or not line-aligned, this step runs step 15's kernels.
 //
 // Expected effect: see docs/16-wide.md.
 //
