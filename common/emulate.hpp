@@ -91,7 +91,12 @@ inline std::vector<uint3> far_blocks(dim3 grid) {
 /// third argument): each block's threads then also run it, in order, into a second tile, and
 /// every slot must hold what the moves put there, so that a load phase that skips a pass or
 /// loads nothing fails on the CPU as it would on the GPU.
-template <class W, class HOST = void, bool CUTS = false>
+///
+/// @p ASYNC (tt::Path's): the kernel copies its moves with cp.async, except in a seam block
+/// (is_seam()), which makes only its first W::kSeamPasses moves, through registers (step
+/// 11's seam_phase); so does the emulation, and a block mistaken for a seam block, whose
+/// later moves are then never made, fails here.
+template <class W, class HOST = void, bool CUTS = false, bool ASYNC = false>
 Problems emulate(const Problem& pb, bool far = false) {
   using T = typename W::Elem;
   constexpr int N = W::kVec;
@@ -189,7 +194,10 @@ Problems emulate(const Problem& pb, bool far = false) {
         return;
       }
     }
-    for (int p = 0; p < W::kLoadPasses; ++p) {
+    int passes = W::kLoadPasses;
+    if constexpr (ASYNC && has_seam<W>::value)
+      if (is_seam<W>(me)) passes = W::kSeamPasses;  // as step 11's seam_phase
+    for (int p = 0; p < passes; ++p) {
       const Move<N> m = W::load(me, p, rows, cols);
       check_whole(m, me, p, true);
       load_move(m, me, p, W::kTileStoreVec);

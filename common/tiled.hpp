@@ -389,7 +389,8 @@ Problems emulate_all(const Problem& pb, bool far) {
     using Q = decltype(path);
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p : emulate<typename Q::Work, typename Q::Host, Q::kCutPasses>(pb, far))
+      for (auto& p : emulate<typename Q::Work, typename Q::Host, Q::kCutPasses, Q::kAsyncLoad>(
+                                    pb, far))
         all.push_back(kernel_name<Q::kernel>() + ": " + p);
     }
   };

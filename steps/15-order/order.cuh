@@ -48,6 +48,11 @@ struct ColumnFirst : W {
     const unsigned column = me.block.z * me.grid_dim.y + me.block.y;
     return {uint3{column, me.block.x, 0}, me.thread, me.block_dim, dim3(gx, me.grid_dim.x)};
   }
+  /// Whether the block's tile is one of W's seam blocks (the last row of W's grid: here the
+  /// last block of each column). A kernel that treats seam blocks apart (step 16's, as step
+  /// 11's) asks this; W::seam of the block as launched would take the last column of tiles.
+  /// W's seam blocks are a row of its grid, so the columns (on_tile's cols) do not matter.
+  TT_HD static bool seam(const tt::Thread& me) { return W::seam(on_tile(me, 0, 0)); }
   TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
     return W::whole_tile(on_tile(me, rows, cols), rows, cols);
   }
