@@ -119,6 +119,9 @@ struct Work {
   static constexpr int kStorePasses = 1;        ///< Moves a thread makes after the barrier.
   static constexpr int kTileElems = 0;          ///< Shared-memory tile (0: no tile).
   static constexpr bool kTileStoreVec = false;  ///< The tile is written one vector at a time.
+  /// Bytes around each global load that the L2 is asked to fetch with it (load_vec's
+  /// Prefetch: 0, none; step 17 asks for 256).
+  static constexpr int kL2Prefetch = 0;
 };
 
 /// The element type of work W: kernels take `const Elem<W>* in, Elem<W>* out`, so that W alone
@@ -138,8 +141,32 @@ template <typename T>
 constexpr int kVec16 = static_cast<int>(16 / sizeof(T));
 
 /// Reads the N elements at @p p (aligned to N elements) with one instruction.
-template <int N, typename T>
+///
+/// With @p Prefetch 256, the load also asks the L2 to fetch, where it misses, the whole
+/// aligned block of 256 bytes around @p p from the DRAM (PTX's prefetch-size hint,
+/// ld.global.nc.L2::256B; SASS LDG.E.LTC256B): the same data in registers, possibly more
+/// sectors brought into the L2. The input must not change while the kernel runs (.nc, as the
+/// `const __restrict__` loads compile to anyway). 16-byte loads of float or double only, as
+/// step 17 makes; the elements come back as the plain load's, in registers.
+template <int N, int Prefetch = 0, typename T>
 TT_HD inline Vec<T, N> load_vec(const T* p) {
+  static_assert(Prefetch == 0 || Prefetch == 256, "the L2 prefetch size here: 0 or 256 bytes");
+  static_assert(Prefetch == 0 || sizeof(T) * N == 16, "a prefetching load is 16 bytes");
+#if defined(__CUDA_ARCH__)
+  if constexpr (Prefetch == 256 && std::is_same_v<T, float>) {
+    Vec<T, N> v;
+    asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.e[0]), "=f"(v.e[1]), "=f"(v.e[2]), "=f"(v.e[3])
+        : "l"(p));
+    return v;
+  } else if constexpr (Prefetch == 256 && std::is_same_v<T, double>) {
+    Vec<T, N> v;
+    asm("ld.global.nc.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(v.e[0]), "=d"(v.e[1]) : "l"(p));
+    return v;
+  } else {
+    static_assert(Prefetch == 0, "a prefetching load is of float or double");
+  }
+#endif
   return *reinterpret_cast<const Vec<T, N>*>(p);
 }
 

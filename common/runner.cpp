@@ -279,6 +279,9 @@ std::string in_flight(const LaunchPlan& p) {
   if (p.register_loads_per_thread > 0)
     os << "\n  (the seam blocks' threads load through registers, " << p.register_loads_per_thread
        << (p.register_loads_per_thread == 1 ? " load" : " loads") << " before a shared store)";
+  if (p.l2_prefetch > 0)
+    os << "\n  each of the " << p.load_bytes << "-byte loads asks the L2, where it misses, for the "
+       << p.l2_prefetch << " bytes around it (LDG.E.LTC" << p.l2_prefetch << "B)";
   return os.str();
 }
 
@@ -428,7 +431,7 @@ void explain_json(const Analysis& a, std::ostream& out) {
      << "\",\"loads_per_thread\":" << p.loads_per_thread << ",\"load_bytes\":" << p.load_bytes
      << ",\"register_loads_per_thread\":" << p.register_loads_per_thread
      << ",\"edge_loads_per_thread\":" << p.edge_loads_per_thread
-     << ",\"edge_load_bytes\":" << p.edge_load_bytes
+     << ",\"edge_load_bytes\":" << p.edge_load_bytes << ",\"l2_prefetch\":" << p.l2_prefetch
      << ",\"boxes_per_block\":" << p.boxes_per_block << ",\"box_bytes\":" << p.box_bytes
      << ",\"boxes\":" << p.boxes << ",\"store_boxes_per_block\":" << p.store_boxes_per_block
      << ",\"store_boxes\":" << p.store_boxes

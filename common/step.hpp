@@ -110,6 +110,9 @@ struct LaunchPlan {
   /// the other blocks issues before its first shared store, and their bytes; 0 otherwise.
   int edge_loads_per_thread = 0;
   int edge_load_bytes = 0;  ///< Bytes of each of the other blocks' loads.
+  /// Bytes around each of the loads of load_bytes that the L2 is asked to fetch with it
+  /// (W::kL2Prefetch: step 17's 256; 0, no hint). The machine code shows it as LDG.E.LTC256B.
+  int l2_prefetch = 0;
   /// Where the tensor memory accelerator fills the tile (step 14; then no thread loads, and
   /// loads_per_thread is 0): the boxes one thread of each block asks it to copy, and the
   /// bytes of each; 0 otherwise.

@@ -301,6 +301,9 @@ LaunchPlan plan_of(const Problem& pb) {
   if constexpr (has_seam<W>::value)
     if (P::kAsyncLoad) p.register_loads_per_thread = 1;  // step 11's seam_phase(): one by one
   p.load_bytes = static_cast<int>(sizeof(typename W::Elem)) * W::kVec;
+  static_assert(W::kL2Prefetch == 0 || has_wide<W>::value,
+                "only the whole blocks' window loads (step 13's kernel) take the L2 hint");
+  p.l2_prefetch = W::kL2Prefetch;
   if constexpr (has_wide<W>::value) {  // the whole blocks' loads, which most blocks make
     p.edge_loads_per_thread = p.loads_per_thread;
     p.edge_load_bytes = p.load_bytes;

@@ -206,11 +206,11 @@ if want ncu || want ncu-more || want counters; then
       # The scalar steps 02 to 05 have no 16-byte path: 4099 x 8191 already checks their edges.
       part "ncu check 4100x8196" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 4100 \
         --cols 8196 --only 06-float4 07-swizzle 08-diagonal 09-alignment 10-invariants \
-        11-async-copy 12-reads 13-lines 15-order 16-wide references \
+        11-async-copy 12-reads 13-lines 15-order 16-wide 17-prefetch references \
         --markdown "$OUT/ncu-4100x8196.md"
       part "ncu check 3001x5003" python3 "$ROOT/scripts/ncu_check.py" "$BUILD" --rows 3001 \
         --cols 5003 --only 04-padding 05-multi-element 07-swizzle 08-diagonal 09-alignment \
-        10-invariants 11-async-copy 12-reads 13-lines 15-order 16-wide \
+        10-invariants 11-async-copy 12-reads 13-lines 15-order 16-wide 17-prefetch \
         --markdown "$OUT/ncu-3001x5003.md"
     fi
     if want counters; then

@@ -11,11 +11,12 @@ A predicted share within --tolerance points of the measured one is a hit. Every 
 a miss, and must be listed, with what explains it, in --misses (a CSV: gpu, type, shape,
 explanation); a miss not listed, or a listed miss that the data show as a hit, fails the
 check. Predicted shapes that no CSV measured are shown as not measured (and fail with
---require-all).
+--require-all). --dtype keeps the predictions of one type only.
 
 Usage: scripts/prediction_check.py --predicted TABLE.md --predicted-variant V
                                    --variant NAME CSV [CSV ...] [--tolerance POINTS]
-                                   [--misses CSV] [--require-all] [--markdown OUT]
+                                   [--misses CSV] [--require-all] [--dtype TYPE]
+                                   [--markdown OUT]
 Exit status: 0 when every miss is listed and explained, 1 when not, 2 on bad input.
 """
 import argparse
@@ -110,11 +111,14 @@ def main():
     ap.add_argument("--tolerance", type=float, default=1.0)
     ap.add_argument("--misses")
     ap.add_argument("--require-all", action="store_true")
+    ap.add_argument("--dtype", choices=["float", "double"])
     ap.add_argument("--markdown")
     a = ap.parse_args()
     if not a.tolerance > 0:
         bad("--tolerance must be above 0")
     pred = predicted(a.predicted, a.predicted_variant)
+    if a.dtype:
+        pred = {k: v for k, v in pred.items() if k[1] == a.dtype}
     meas = measured(a.csv, a.variant)
     misses = listed_misses(a.misses)
     failures, lines = [], []

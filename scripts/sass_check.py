@@ -440,7 +440,8 @@ def check_tma_kernel(code, boxes, store_boxes=0):
     return ([copies] if copies else []), [], problems, []
 
 
-def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_bytes=0):
+def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_bytes=0,
+                 l2_prefetch=0):
     """(runs, late, problems, notes): path_runs() of a kernel and what is wrong with it: a shared
     load that no barrier separates from the shared stores before it, a side
     none of whose paths issues @p loads before its first shared store (it serialises), loads
@@ -452,7 +453,11 @@ def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_b
     A kernel whose whole blocks load wider than its other blocks (step 13: @p edge_loads > 0)
     is checked by width instead of by side: some path must issue @p loads loads of
     @p load_bytes before its first shared store (the whole blocks'), some path @p edge_loads
-    of @p edge_bytes (the other blocks'), and no load may have another width."""
+    of @p edge_bytes (the other blocks'), and no load may have another width.
+
+    Where @p l2_prefetch > 0 (step 17), some path must issue @p loads loads of @p load_bytes
+    that carry the L2 prefetch-size hint of that many bytes (LDG.E.LTC256B.128 for 256), and
+    no load may carry another size; where it is 0, no load may carry the hint."""
     if code and isinstance(code[0], str):  # opcodes alone: one straight path
         code = [(4 * i, op) for i, op in enumerate(code)]
     ops = [opcode(text) for _, text in code]
@@ -500,6 +505,19 @@ def check_kernel(code, loads, load_bytes, register_loads=0, edge_loads=0, edge_b
     if widths != described:
         problems.append(f"global loads of {widths} bytes, described as "
                         f"{described if edge_loads else load_bytes}")
+    hinted = sorted({m.group(1) for o in ops if is_load(o)
+                     for m in [re.search(r"\.LTC(\d+)B", o)] if m})
+    if l2_prefetch:
+        most = max(path_runs(code, counts=lambda o: is_load(o) and width(o) == load_bytes
+                             and f".LTC{l2_prefetch}B" in o)[0], default=0)
+        if most < loads:
+            problems.append(f"no path issues {loads} loads of {load_bytes} bytes with the L2 "
+                            f"prefetch hint of {l2_prefetch} bytes (at most {most})")
+        if hinted != [str(l2_prefetch)]:
+            problems.append(f"loads with the L2 prefetch hint of {hinted} bytes, described as "
+                            f"{l2_prefetch}")
+    elif hinted:
+        problems.append(f"loads with the L2 prefetch hint of {hinted} bytes, described as none")
     if any(o.startswith(("LDL", "STL")) for o in ops):
         problems.append("local memory (spilled registers)")
     return runs, late, problems, notes
@@ -621,7 +639,8 @@ def main():
                 runs, late, problems, why = check_kernel(
                     sass[mangled], want, plan["load_bytes"],
                     plan.get("register_loads_per_thread", 0),
-                    plan.get("edge_loads_per_thread", 0), plan.get("edge_load_bytes", 0))
+                    plan.get("edge_loads_per_thread", 0), plan.get("edge_load_bytes", 0),
+                    plan.get("l2_prefetch", 0))
             notes += [f"{name}/{plan['variant']} {plan['dtype']} {plan['shape']}: {w}"
                       for w in why]
             r = res.get(mangled, {})

@@ -588,3 +588,32 @@ TEST_CASE("L2 sectors and requests: step 16's wide windows read fewer than step 
   const tt::Problem d = problem(4099, 8191, tt::DType::f64);
   CHECK(l2_sectors(step16::step(), "wide", d) == l2_sectors(step15::step(), "order", d));
 }
+
+// ---- Step 17: step 15's kernels, the float window loads asking the L2 for 256 bytes. -------
+
+#include "17-prefetch/prefetch.hpp"
+
+TEST_CASE("step 17: step 15's moves, the hint on the float window loads only", "[analyser]") {
+  // The hint changes no element, sector or request the kernel asks for: the analyser counts
+  // step 15's; the plan names the hint (the SASS check finds it in the machine code) where
+  // step 13's windows run in float, and nowhere else.
+  for (const auto& [r, c] : {std::pair{4099, 8191}, {12345, 6789}, {3001, 5003}}) {
+    INFO(r << " x " << c);
+    const tt::Problem f = problem(r, c, tt::DType::f32);
+    CHECK(l2_sectors(step17::step(), "prefetch", f) == l2_sectors(step15::step(), "order", f));
+    CHECK(l2_requests(step17::step(), "prefetch", f) == l2_requests(step15::step(), "order", f));
+    CHECK(step17::step().find("prefetch")->plan(f).l2_prefetch == 256);
+    CHECK(step17::step().find("order")->plan(f).l2_prefetch == 0);
+    const tt::Problem d = problem(r, c, tt::DType::f64);
+    CHECK(step17::step().find("prefetch")->plan(d).l2_prefetch == 0);
+    CHECK(step17::step().find("prefetch-double")->plan(d).l2_prefetch == 256);
+    CHECK(l2_sectors(step17::step(), "prefetch-double", d) ==
+          l2_sectors(step15::step(), "order", d));
+  }
+  // Where step 15 runs another kernel (rows of whole sectors; even row lengths), so does 17.
+  for (const auto& [r, c] : {std::pair{8192, 8192}, {4099, 8192}, {4100, 8196}})
+    CHECK(step17::step().find("prefetch")->plan(problem(r, c, tt::DType::f32)).l2_prefetch == 0);
+  // Every plan of steps 02 to 16 asks for no hint.
+  CHECK(step16::step().find("order")->plan(problem(4099, 8191, tt::DType::f32)).l2_prefetch == 0);
+  CHECK(step13::step().find("lines")->plan(problem(4099, 8191, tt::DType::f32)).l2_prefetch == 0);
+}

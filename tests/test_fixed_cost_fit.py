@@ -5,8 +5,9 @@
      imply at a predicted shape; even shapes and shapes that fit in the L2 are not fitted.
   2. Bad input (a missing file, too few odd shapes, a shape that is not RxC) exits 2 with one
      message and no traceback.
-  3. The committed fit (docs/results/odd-shape-fit.md, chapter 16's prediction) is what the
-     script writes from the committed runs it names.
+  3. The committed fits (docs/results/odd-shape-fit.md, chapter 16's prediction, and
+     docs/results/prefetch-fit.md, chapter 17's) are what the script writes from the
+     committed runs they name.
 
 Usage: test_fixed_cost_fit.py SCRIPT ROOT"""
 import os
@@ -84,6 +85,16 @@ r = run(os.path.join(root, "docs/results/h200/d17014b/step16/step16.csv"),
 with open(committed, encoding="utf-8") as f:
     check(r.returncode == 0 and r.stdout == f.read(),
           "docs/results/odd-shape-fit.md is what the script writes from the committed runs")
+
+# Chapter 17's prediction, from the probe of the L2 prefetch hint on both GPUs.
+committed = os.path.join(root, "docs/results/prefetch-fit.md")
+r = run(os.path.join(root, "docs/results/h200/324d9f5/probe/probe.csv"),
+        os.path.join(root, "docs/results/h100/324d9f5/probe/probe.csv"),
+        "--variant", "order-l2-256", "--predict",
+        "16383x16385,8191x4099,6789x12345,32767x8193,8193x32767")
+with open(committed, encoding="utf-8") as f:
+    check(r.returncode == 0 and r.stdout == f.read(),
+          "docs/results/prefetch-fit.md is what the script writes from the committed runs")
 
 if failed:
     print(f"{len(failed)} check(s) failed")

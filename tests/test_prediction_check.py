@@ -64,6 +64,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and "miss: why it missed" in r.stdout, "a listed miss passes")
     r = run(*base, hit, "--misses", listed)
     check(r.returncode == 1 and "measured a hit" in r.stdout, "a listed miss that hits fails")
+    r = run(*base, miss, "--dtype", "double")
+    check(r.returncode == 0 and "3001 x 5003" not in r.stdout, "--dtype double keeps no float row")
     r = run(*base, miss, "--tolerance", "2")
     check(r.returncode == 0, "a wider tolerance takes the miss as a hit")
     for args, what in (([*base, os.path.join(tmp, "none.csv")], "a missing CSV"),
@@ -83,12 +85,30 @@ committed = [
       "docs/results/h200/324d9f5/probe/probe.csv", "docs/results/h100/324d9f5/probe/probe.csv",
       "--misses", "docs/results/odd-shape-fit-misses.csv", "--require-all"]),
 ]
+# Chapter 17's prediction (docs/results/prefetch-fit.md, committed before step 17 ran) against
+# step 17's runs on both GPUs, float only (in double the step runs step 15's kernels). Until
+# those runs are committed, with the check's table, this part is skipped, and so is the test.
+pending = []
+step17 = ["docs/results/h200/step17/step17.csv", "docs/results/h100/step17/step17.csv"]
+if all(os.path.exists(os.path.join(root, p)) for p in step17):
+    committed.append(
+        ("prefetch-check.md",
+         ["--predicted", "docs/results/prefetch-fit.md", "--predicted-variant", "order-l2-256",
+          "--variant", "prefetch", *step17, "--misses", "docs/results/prefetch-fit-misses.csv",
+          "--dtype", "float", "--require-all"]))
+else:
+    pending.append("chapter 17's prediction: step 17's runs (" + ", ".join(step17) +
+                   ") are not committed yet")
 for name, args in committed:
     r = run(*args)
-    with open(os.path.join(results, name), encoding="utf-8") as f:
-        want = f.read()
+    path = os.path.join(results, name)
+    want = open(path, encoding="utf-8").read() if os.path.exists(path) else None
     check(r.returncode == 0, f"{name}: the committed check passes: {r.stdout}{r.stderr}")
     check(r.stdout == want, f"{name} is what the script writes from the committed runs")
 
 print(f"{len(failed)} failure(s)" if failed else "all passed")
-sys.exit(1 if failed else 0)
+if failed:
+    sys.exit(1)
+if pending:  # a part that did not run is not a pass: ctest shows the test as skipped
+    print("skipped:", "; ".join(pending))
+    sys.exit(77)

@@ -39,6 +39,22 @@ check(any("local memory" in p for p in problems), "local memory fails")
 runs, late, problems, notes = sc.check_kernel(["LDG.E.64", "STG.E.64"], 1, 8)
 check(not problems, "a kernel without a tile (one load, one store) passes")
 
+# The L2 prefetch-size hint (step 17): described and present, described and missing, present
+# but not described, another size.
+hinted = ["LDG.E.LTC256B.128.CONSTANT"] * 4 + ["STS.128"] * 4 + ["BAR.SYNC", "LDS", "STG.E"]
+runs, late, problems, notes = sc.check_kernel(hinted, 4, 16, l2_prefetch=256)
+check(runs == [4] and not problems, f"four hinted 16-byte loads pass as hinted: {problems}")
+runs, late, problems, notes = sc.check_kernel(batched, 4, 16, l2_prefetch=256)
+check(any("prefetch" in p for p in problems), "a hint described but not in the code fails")
+runs, late, problems, notes = sc.check_kernel(hinted, 4, 16)
+check(any("prefetch" in p for p in problems), "a hint in the code but not described fails")
+half = ["LDG.E.LTC256B.128.CONSTANT"] * 2 + ["LDG.E.128.CONSTANT"] * 2 + ["STS.128", "BAR.SYNC"]
+runs, late, problems, notes = sc.check_kernel(half, 4, 16, l2_prefetch=256)
+check(any("prefetch" in p for p in problems), "two of four loads hinted fails")
+other = [o.replace("LTC256B", "LTC128B") for o in hinted]
+runs, late, problems, notes = sc.check_kernel(other, 4, 16, l2_prefetch=256)
+check(any("prefetch" in p for p in problems), "a hint of another size fails")
+
 # Paths that exclude each other are not added up, and a load after a shared store is seen.
 branches = [(0x00, "@P0 BRA 0x40"), (0x10, "LDG.E R1, desc[UR4][R2.64]"),
             (0x20, "LDG.E R3, desc[UR4][R4.64]"), (0x30, "BRA 0x60"),

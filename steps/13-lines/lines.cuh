@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(W::kThreads, tt::min_blocks(W::kMinBlocks, W::
 #pragma unroll
     for (int p = 0; p < W::kWidePasses; ++p) {
       const tt::Move<V> m = W::wide_load(me, p, rows, cols);
-      if (m.inside) v[p] = tt::load_vec<V>(in + m.global);
+      if (m.inside) v[p] = tt::load_vec<V, W::kL2Prefetch>(in + m.global);
     }
 #pragma unroll
     for (int p = 0; p < W::kWidePasses; ++p) {

@@ -1,0 +1,12 @@
+/// @file prefetch.hpp
+/// @brief Step 17: step 15's kernels, whose float line-window loads ask the L2 for the whole
+/// 256-byte block of DRAM around each load (the prefetch-size hint).
+#pragma once
+
+#include "step.hpp"
+
+/// Step 17: whole DRAM blocks for the odd rows.
+namespace step17 {
+/// The step's description.
+const tt::Step& step();
+}  // namespace step17
