@@ -43,6 +43,14 @@ const tt::Step& step() {
             "the same hint in double too, at 2 blocks an SM (at 3 the hinted loads spill)"),
         tt::variant<Vec<step09::Column<float>>, Lines<float>, Lean<float>, Lines<double>,
                     Lean<double>>("order", "step 15's headline as it is, for the comparison"),
+        tt::variant<Vec<step09::Column<float>>, BandLines<float, 128>, BandLean<float, 128>,
+                    BandLines<double, 128>, BandLean<double, 128>>(
+            "bands",
+            "prefetch's kernels, the skewed tiles in column order by bands of 128 tile "
+            "rows (8192 input rows)"),
+        tt::variant<Vec<step09::Column<float>>, BandLines<float, 256>, BandLean<float, 256>,
+                    BandLines<double, 256>, BandLean<double, 256>>(
+            "bands-256", "the same, bands of 256 tile rows"),
     };
     st.default_variant = "all";
     st.headline = "prefetch";

@@ -7,6 +7,8 @@
 /// from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine code).
 #pragma once
 
+#include <cstdint>
+
 #include "13-lines/lines.cuh"
 #include "15-order/order.cuh"
 #include "kernel.hpp"
@@ -41,5 +43,71 @@ struct PrefetchWorkDouble2 : PrefetchWork<double> {
 };
 using PrefetchLinesDouble2 =
     tt::Path<PrefetchWorkDouble2, step13::transpose_lines<PrefetchWorkDouble2>>;
+
+/// Skewed work W (step 09's tiling, as step 15 takes it) in column order by bands of @p Band
+/// tile rows: the blocks walk down a column of tiles within a band, then the next column of
+/// the same band, and the bands one after the other, the seam row in the last band. Step 15
+/// walks whole columns: at 32767 rows a column is 512 tiles, and a block's neighbour in the
+/// next column of tiles, which reads the other part of its DRAM blocks and the sectors it
+/// shares, runs a whole column of the matrix later. A band bounds that distance.
+///
+/// The grid is one-dimensional, a block for each tile of W's grid (gx columns by gy rows:
+/// gx gy blocks, fewer than 2^31 for any matrix that fits in memory); the block's tile is
+/// found from its index, gx (from the columns) and gy = gridDim.x / gx.
+template <class W, int Band>
+struct Banded : W {
+  static constexpr int kBlockCols = step12::block_cols<W>();  ///< Input columns a block.
+  static tt::Launch launch(const tt::Problem& pb) {
+    const tt::Launch l = W::launch(pb);
+    return {dim3(l.grid.x * l.grid.y), l.block};
+  }
+  /// The thread as W's moves expect it: its tile (column, row) on W's two-dimensional grid.
+  TT_HD static tt::Thread on_tile(const tt::Thread& me, int /*rows*/, int cols) {
+    const auto gx = static_cast<std::uint32_t>(tt::ceil_div(cols, kBlockCols));
+    const std::uint32_t gy = me.grid_dim.x / gx, b = me.block.x / (Band * gx);
+    const std::uint32_t last = (gy - 1) / Band;      // the last band, maybe shorter
+    const std::uint32_t band = b < last ? b : last;  // (the index of its first block / Band gx)
+    const std::uint32_t first = band * Band;         // its first tile row
+    const std::uint32_t h = gy - first < Band ? gy - first : Band;  // its tile rows
+    const std::uint32_t off = me.block.x - first * gx;
+    return {uint3{off / h, first + off % h, 0}, me.thread, me.block_dim, dim3(gx, gy)};
+  }
+  /// Hides W::seam(me), which would read the block index as W's: here seam blocks are found
+  /// only through W's moves, from on_tile (the kernels that run this work ask nothing else).
+  static void seam() {}
+  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
+    return W::whole_tile(on_tile(me, rows, cols), rows, cols);
+  }
+  TT_HD static tt::Move<W::kVec> load(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::load(on_tile(me, rows, cols), pass, rows, cols);
+  }
+  TT_HD static tt::Move<W::kVec> store(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::store(on_tile(me, rows, cols), pass, rows, cols);
+  }
+};
+
+/// Banded for step 13's work, whose whole blocks load through line windows.
+template <class W, int Band>
+struct BandedLines : Banded<W, Band> {
+  using Base = Banded<W, Band>;
+  TT_HD static bool wide(const tt::Thread& me, int rows, int cols) {
+    return W::wide(Base::on_tile(me, rows, cols), rows, cols);
+  }
+  TT_HD static tt::Move<W::kWideVec> wide_load(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::wide_load(Base::on_tile(me, rows, cols), pass, rows, cols);
+  }
+};
+
+/// Step 13's work on T in bands of @p Band tile rows, prefetching in float.
+template <typename T, int Band>
+struct BandWork : BandedLines<step13::Lines<T>, Band> {
+  static constexpr int kL2Prefetch = sizeof(T) == 4 ? 256 : 0;
+};
+template <typename T, int Band>
+using BandLines = tt::Path<BandWork<T, Band>, step13::transpose_lines<BandWork<T, Band>>>;
+/// Step 10's work on T in bands (where step 13's windows do not apply).
+template <typename T, int Band>
+using BandLean =
+    tt::Path<Banded<step10::Lean<T>, Band>, step06::transpose_vec<Banded<step10::Lean<T>, Band>>>;
 
 }  // namespace step17
