@@ -593,22 +593,31 @@ TEST_CASE("L2 sectors and requests: step 16's wide windows read fewer than step 
 
 #include "17-prefetch/prefetch.hpp"
 
-TEST_CASE("step 17: step 15's moves, the hint on the float window loads only", "[analyser]") {
+TEST_CASE("step 17: step 15's moves, the hint on the window loads of short matrices",
+          "[analyser]") {
   // The hint changes no element, sector or request the kernel asks for: the analyser counts
   // step 15's; the plan names the hint (the SASS check finds it in the machine code) where
-  // step 13's windows run in float, and nowhere else.
-  for (const auto& [r, c] : {std::pair{4099, 8191}, {12345, 6789}, {3001, 5003}}) {
+  // step 13's windows run and the matrix has at most 16384 rows, in both types, and nowhere
+  // else; `prefetch-any` has it at every height.
+  for (const auto& [r, c] : {std::pair{4099, 8191}, {12345, 6789}, {16384, 16385}}) {
     INFO(r << " x " << c);
-    const tt::Problem f = problem(r, c, tt::DType::f32);
-    CHECK(l2_sectors(step17::step(), "prefetch", f) == l2_sectors(step15::step(), "order", f));
-    CHECK(l2_requests(step17::step(), "prefetch", f) == l2_requests(step15::step(), "order", f));
-    CHECK(step17::step().find("prefetch")->plan(f).l2_prefetch == 256);
-    CHECK(step17::step().find("order")->plan(f).l2_prefetch == 0);
-    const tt::Problem d = problem(r, c, tt::DType::f64);
-    CHECK(step17::step().find("prefetch")->plan(d).l2_prefetch == 0);
-    CHECK(step17::step().find("prefetch-double")->plan(d).l2_prefetch == 256);
-    CHECK(l2_sectors(step17::step(), "prefetch-double", d) ==
-          l2_sectors(step15::step(), "order", d));
+    for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+      const tt::Problem pb = problem(r, c, t);
+      CHECK(l2_sectors(step17::step(), "prefetch", pb) == l2_sectors(step15::step(), "order", pb));
+      CHECK(l2_requests(step17::step(), "prefetch", pb) ==
+            l2_requests(step15::step(), "order", pb));
+      CHECK(step17::step().find("prefetch")->plan(pb).l2_prefetch == 256);
+      CHECK(step17::step().find("prefetch-any")->plan(pb).l2_prefetch == 256);
+      CHECK(step17::step().find("order")->plan(pb).l2_prefetch == 0);
+    }
+  }
+  // Taller than 16384 rows: step 15's kernels, but in prefetch-any.
+  for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+    const tt::Problem tall = problem(16385, 8191, t);
+    CHECK(step17::step().find("prefetch")->plan(tall).l2_prefetch == 0);
+    CHECK(step17::step().find("prefetch")->plan(tall).kernel ==
+          step15::step().find("order")->plan(tall).kernel);
+    CHECK(step17::step().find("prefetch-any")->plan(tall).l2_prefetch == 256);
   }
   // Where step 15 runs another kernel (rows of whole sectors; even row lengths), so does 17.
   for (const auto& [r, c] : {std::pair{8192, 8192}, {4099, 8192}, {4100, 8196}})
