@@ -147,12 +147,13 @@ constexpr int kVec16 = static_cast<int>(16 / sizeof(T));
 /// ld.global.nc.L2::256B; SASS LDG.E.LTC256B): the same data in registers, possibly more
 /// sectors brought into the L2. The input must not change while the kernel runs (.nc, as the
 /// `const __restrict__` loads compile to anyway). 16-byte loads of float or double only, as
-/// step 17 makes; the elements come back as the plain load's, in registers.
+/// step 17 makes; the elements come back as the plain load's, in registers. Compute
+/// capability 7.5 has no such hint: there the load is the plain one.
 template <int N, int Prefetch = 0, typename T>
 TT_HD inline Vec<T, N> load_vec(const T* p) {
   static_assert(Prefetch == 0 || Prefetch == 256, "the L2 prefetch size here: 0 or 256 bytes");
   static_assert(Prefetch == 0 || sizeof(T) * N == 16, "a prefetching load is 16 bytes");
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800  // the hint exists from sm_80 on
   if constexpr (Prefetch == 256 && std::is_same_v<T, float>) {
     Vec<T, N> v;
     asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
