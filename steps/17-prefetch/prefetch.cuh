@@ -1,10 +1,11 @@
 /// @file prefetch.cuh
 /// @brief Step 17's work: step 15's, whose line-window loads carry the L2 prefetch-size hint.
 ///
-/// What changed since step 15: one word of the load. Every block moves the elements, sectors
-/// and banks that step 15's block of the same tile moves; each 16-byte load of a whole
-/// block's window now asks the L2, where it misses, to fetch the aligned 256 bytes around it
-/// from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine code).
+/// What changed since step 15: one word of the load, and where it is used. Every block moves
+/// the elements, sectors and banks that step 15's block of the same tile moves; each 16-byte
+/// load of a whole block's window now asks the L2, where it misses, to fetch the aligned 256
+/// bytes around it from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine
+/// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 /// @file prefetch.hpp
-/// @brief Step 17: step 15's kernels, whose float line-window loads ask the L2 for the whole
-/// 256-byte block of DRAM around each load (the prefetch-size hint).
+/// @brief Step 17: step 15's kernels, whose line-window loads ask the L2 for the whole 256-byte
+/// block of DRAM around each load (the prefetch-size hint), in matrices of at most 16384 rows.
 #pragma once
 
 #include "step.hpp"
