@@ -28,6 +28,10 @@ namespace step17 {
 template <class W>
 struct PrefetchingAny : W {
   static constexpr int kL2Prefetch = 256;  // the largest size PTX offers: .L2::256B
+  /// In double, 2 blocks an SM: at step 13's 3 (40 registers a thread) the hinted loads
+  /// spill registers to local memory (the SASS check fails that), and the spills would be
+  /// measured instead of the hint.
+  static constexpr int kMinBlocks = sizeof(typename W::Elem) == 4 ? W::kMinBlocks : 2;
 };
 
 /// PrefetchingAny where a column of tiles is at most kMaxRows input rows: measured on the H100
@@ -40,23 +44,16 @@ struct Prefetching : PrefetchingAny<W> {
   static bool fits(const tt::Shape& s) { return W::fits(s) && s.rows <= kMaxRows; }
 };
 
-/// Step 15's line-window work on T in column order, prefetching where a column is short.
+/// Step 15's line-window work on T in column order, prefetching where a column is short, and
+/// step 13's kernel on it.
 template <typename T>
-struct PrefetchWork : Prefetching<step15::LinesWork<T>> {
-  /// In double, 2 blocks an SM: at step 13's 3 (40 registers a thread) the hinted loads
-  /// spill registers to local memory (the SASS check fails that), and the spills would be
-  /// measured instead of the hint.
-  static constexpr int kMinBlocks = sizeof(T) == 4 ? step15::LinesWork<T>::kMinBlocks : 2;
-};
-/// Step 13's kernel on it.
+using PrefetchWork = Prefetching<step15::LinesWork<T>>;
 template <typename T>
 using PrefetchLines = tt::Path<PrefetchWork<T>, step13::transpose_lines<PrefetchWork<T>>>;
 
 /// The same at every height, for the comparison.
 template <typename T>
-struct PrefetchAnyWork : PrefetchingAny<step15::LinesWork<T>> {
-  static constexpr int kMinBlocks = PrefetchWork<T>::kMinBlocks;
-};
+using PrefetchAnyWork = PrefetchingAny<step15::LinesWork<T>>;
 template <typename T>
 using PrefetchAnyLines = tt::Path<PrefetchAnyWork<T>, step13::transpose_lines<PrefetchAnyWork<T>>>;
 
