@@ -37,12 +37,12 @@ const std::vector<Exercise>& exercises() {
        {{"write-coalesced", f32, global, store}, {"write-coalesced", f64, global, store}},
        "",
        // Measured against read-coalesced, which differs from it only in which side is
-       // coalesced: its share of cudaMemcpy, 54.2% on an H100, is 40.3% on an H200.
+       // coalesced: its share of cudaMemcpy differs between the H100 and the H200.
        {"write-coalesced",
         {8192, 8192},
         f32,
         200.0,
-        "the model answer measured 345% of read-coalesced on an H100 and 316% on an H200",
+        "the model answer clears it on the H100 and the H200: docs/lab.md has its figures",
         "read-coalesced"},
        {4, 2, 0, 2, 2}},
       {"03-shared",
@@ -60,8 +60,8 @@ const std::vector<Exercise>& exercises() {
         {8192, 8192},
         f32,
         20.0,
-        "the model answer measured 33.1% on an H100 and 24.2% on an H200, where the 32-way "
-        "conflict of its column read, not the memory, sets its speed",
+        "the model answer clears it on the H100 and the H200, where the 32-way conflict of "
+        "its column read, not the memory, sets its speed: docs/lab.md has its figures",
         ""},
        {4, 2, 0, 2, 2}},
       {"04-padding",
@@ -74,8 +74,8 @@ const std::vector<Exercise>& exercises() {
         {8192, 8192},
         f32,
         38.0,
-        "the model answer measured 55.8% on an H100 and 42.4% on an H200; step 03's layout, "
-        "33.1% and 24.2%",
+        "the model answer clears it on the H100 and the H200, step 03's layout does not: "
+        "docs/lab.md has their figures",
         ""},
        {2, 4, 0, 2, 2},
        "03-shared"},  // its kernels run step 03's moves with this layout: they run your moves
@@ -90,8 +90,8 @@ const std::vector<Exercise>& exercises() {
         {8192, 8192},
         f32,
         75.0,
-        "the model answer measured 93.6% on an H100 and 86.0% on an H200; one element a "
-        "thread, 55.3% on the H100",
+        "the model answer clears it on the H100 and the H200, one element a thread does "
+        "not: docs/lab.md has their figures",
         ""},
        {2, 1, 3, 2, 2},
        "04-padding"},  // its tile is step 04's: it runs your tile_slot()
@@ -113,7 +113,7 @@ const std::vector<Exercise>& exercises() {
         {8192, 8192},
         f32,
         75.0,
-        "the model answer measured 93.7% on an H100 and 86.3% on an H200",
+        "the model answer clears it on the H100 and the H200: docs/lab.md has its figures",
         ""},
        {3, 3, 0, 2, 2},
        "04-padding"},  // its padded tile is step 04's: it runs your tile_slot()
@@ -131,8 +131,8 @@ const std::vector<Exercise>& exercises() {
         {4099, 8191},
         f32,
         60.0,
-        "the model answer measured 77.1% on an H100 and 68.5% on an H200, where this shape "
-        "takes the scalar path",
+        "the model answer clears it on the H100 and the H200, where this shape takes the "
+        "scalar path: docs/lab.md has its figures",
         ""},
        {2, 2, 2, 2, 2}},
       {"08-diagonal",
@@ -142,14 +142,13 @@ const std::vector<Exercise>& exercises() {
        {},
        "order",
        // Measured against row order, which differs from it only in the order: a share of
-       // cudaMemcpy that separates the two on an H100 (88.4% against 74.9%) does not on an
-       // H200 (column 75.7%).
+       // cudaMemcpy that separates the two on an H100 does not on an H200 (docs/lab.md).
        {"column",
         {4099, 8191},
         f32,
         106.0,
-        "the model answer measured 118% of row order on an H100 (88.1% and 74.9% of "
-        "cudaMemcpy) and 113% on an H200; it runs your step 07 swizzle too",
+        "the model answer clears it on the H100 and the H200: docs/lab.md has its figures; "
+        "it runs your step 07 swizzle too",
         "row"},
        {2, 0, 4, 2, 2},
        "07-swizzle"},  // its kernels are step 07's with a block order: they run your swizzle

@@ -70,8 +70,10 @@ Graded grade(const Exercise& ex, const Selection& want) {
   std::vector<Part> cpu;
   // One point of the emulation's goes to the check past 2^31 elements, and one of the GPU's
   // exactness to the sanitizer: an exercise is still worth 10.
-  cpu.push_back(part("emulated", "exact on 20 awkward shapes, the moves emulated on the CPU", false,
-                     ex.points.emulated - 1));
+  cpu.push_back(part("emulated",
+                     "exact on " + std::to_string(awkward_shapes().size()) +
+                         " awkward shapes, the moves emulated on the CPU",
+                     false, ex.points.emulated - 1));
   cpu.push_back(part("large", "past 2^31 elements: the corner blocks emulated, 64-bit offsets",
                      false, 1));
   if (ex.points.analysis > 0)
