@@ -49,8 +49,13 @@ The same profile reads the DRAM traffic and the kernel's duration; a second tabl
 beside the bytes the transpose must move (ncu flushes the caches before it profiles: reads
 above 1.00x are extra traffic; writes below 1.00x are lines still dirty in L2 at the end).
 
+With --store DIR, each profile also collects the counters that scripts/ncu_counters.py
+tabulates (COUNTERS), and is kept in DIR under the name of every variant that launches its
+kernel (store_path()), so that ncu_counters.py --store DIR reads it there instead of
+profiling the same kernel at the same shape again.
+
 Usage: scripts/ncu_check.py BUILD_DIR [--size N] [--rows M --cols N] [--dtype float double]
-                            [--markdown FILE] [--ncu ncu] [--only PROGRAM ...]
+                            [--markdown FILE] [--ncu ncu] [--only PROGRAM ...] [--store DIR]
 """
 import argparse
 import concurrent.futures
@@ -112,6 +117,33 @@ L1_WAVEFRONTS = {
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
         "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
         "lts__t_requests_srcunit_tex_op_read.sum"]
+# What scripts/ncu_counters.py tabulates for the headline kernels: (column heading, metric).
+# What each column means is in docs/theory-measuring.md.
+COUNTERS = [
+    ("us", "gpu__time_duration.sum"),
+    ("DRAM rd MB", "dram__bytes_read.sum"),
+    ("DRAM wr MB", "dram__bytes_write.sum"),
+    ("DRAM % peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("occ. achieved %", "sm__warps_active.avg.pct_of_peak_sustained_active"),
+    ("occ. theoretical %", "sm__maximum_warps_per_active_cycle_pct"),
+    ("regs", "launch__registers_per_thread"),
+    ("L2 rd sectors", "lts__t_sectors_op_read.sum"),
+    ("L2 wr sectors", "lts__t_sectors_op_write.sum"),
+    ("stall long sb %", "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct"),
+    ("stall barrier %", "smsp__warp_issue_stalled_barrier_per_warp_active.pct"),
+    ("stall lg throttle %", "smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct"),
+    ("stall mio throttle %", "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct"),
+    ("stall short sb %", "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct"),
+    ("stall drain %", "smsp__warp_issue_stalled_drain_per_warp_active.pct"),
+    ("warp instr M", "smsp__inst_executed.sum"),
+    ("issue active %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+    ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("L2 fabric % peak", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ("L2 rd requests M", "lts__t_requests_srcunit_tex_op_read.sum"),
+    ("L1 % peak", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+    ("L1 data wavefronts M", "l1tex__data_pipe_lsu_wavefronts.sum"),
+    ("LSU pipe %", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
+]
 SECTOR_TOLERANCE = 0.01  # global sectors, both ways
 SHARED_TOLERANCE = 0.01  # shared wavefronts (the per-instruction count), both ways
 INSTRUCTION_TOLERANCE = 0.10  # one shared SASS instruction: at most this far above its prediction
@@ -297,6 +329,27 @@ def known_metrics(ncu, candidates):
     return [m for m in candidates if m.split(".", 1)[0] in names]
 
 
+def store_path(store, program, variant, dtype, rows, cols):
+    """Where a profile of @p program's @p variant in @p dtype at @p rows x @p cols is kept in
+    the folder @p store: one name a variant, type and shape."""
+    return os.path.join(store, f"{os.path.basename(program)}__{variant}__{dtype}__{rows}x{cols}"
+                               ".ncu-rep")
+
+
+def stored_values(ncu, path):
+    """{metric: value} of the one kernel in the report @p path, or None when it holds no kernel
+    or several."""
+    r = run([ncu, "--import", path, "--csv", "--print-units", "base", "--page", "details"])
+    kernels = parse_kernels(r.stdout) if r.returncode == 0 else []
+    return kernels[0][1] if len(kernels) == 1 else None
+
+
+def keep(report_file, path):
+    """Puts the report @p report_file (.ncu-rep) at @p path in the store."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    shutil.copyfile(report_file + ".ncu-rep", path)
+
+
 def parse_source(text):
     """{kind: [(opcode, executed, wavefronts), ...]} of the shared-memory instructions, from
     `ncu --page source --print-source sass --csv`, or {} when its columns are not found."""
@@ -336,11 +389,11 @@ def parse_source(text):
     return out
 
 
-def profile_to(ncu, exe, variant, shape_args, dtype, report_file):
-    """Profiles the one launch of `exe --variant VARIANT --once` (the metrics and the source
-    counters) into @p report_file.ncu-rep: the part that needs the GPU."""
+def profile_to(ncu, exe, variant, shape_args, dtype, report_file, extra=()):
+    """Profiles the one launch of `exe --variant VARIANT --once` (the metrics, @p extra ones,
+    and the source counters) into @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
-                     | set(L1_WAVEFRONTS.values()))
+                     | set(L1_WAVEFRONTS.values()) | set(extra))
     target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--once"] + shape_args
     r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
              "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
@@ -427,6 +480,7 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--markdown", help="also write the tables to this file")
     ap.add_argument("--only", nargs="*", help="program names to check (default: all)")
+    ap.add_argument("--store", help="keep each profile here, with the counters' metrics too")
     a = ap.parse_args()
     shape = (["--rows", str(a.rows), "--cols", str(a.cols)] if a.rows and a.cols
              else ["--size", str(a.size)])
@@ -435,6 +489,8 @@ def main():
         print(f"ncu_check: Nsight Compute ({a.ncu}) not found", file=sys.stderr)
         return 1
     ver = run([a.ncu, "--version"]).stdout.strip().splitlines()
+    extra = known_metrics(a.ncu, [m for _, m in COUNTERS]) if a.store else []
+    rows, cols = (a.rows, a.cols) if a.rows and a.cols else (a.size, a.size)
     lines = [f"Nsight Compute: {ver[-1] if ver else '?'}; shape: {' '.join(shape)}; "
              f"warp instructions exact; global sectors within {SECTOR_TOLERANCE:.0%}; shared "
              f"wavefronts (counted per instruction from its addresses) within "
@@ -499,11 +555,14 @@ def main():
                 same = (p["kernel"], dtype, tuple(p["grid"]), tuple(p["block"]))
                 if same in profiled:
                     reads[i] = reads[profiled[same]]
-                    continue
-                profiled[same] = i
-                report_file = os.path.join(tmp, f"profile{i}")
-                profile_to(a.ncu, exe, variant, shape, dtype, report_file)
-                reads[i] = pool.submit(read_report, a.ncu, report_file, p)
+                else:
+                    profiled[same] = i
+                    report_file = os.path.join(tmp, f"profile{profiled[same]}")
+                    profile_to(a.ncu, exe, variant, shape, dtype, report_file, extra)
+                    reads[i] = pool.submit(read_report, a.ncu, report_file, p)
+                if a.store:  # under this variant's name too, where it repeats another's
+                    keep(os.path.join(tmp, f"profile{profiled[same]}"),
+                         store_path(a.store, exe, variant, dtype, rows, cols))
         if not profiled:
             failures.append("no kernel was profiled: nothing was checked")
         results = {i: future.result() for i, future in reads.items()}

@@ -19,11 +19,13 @@ tables side by side: a kernel that is fast on one and slow on the other shows wh
 
 Usage: scripts/ncu_counters.py BUILD_DIR [--sizes 8192x16384,4099x8191] [--dtypes float,double]
                                          [--from-step 05] [--also STEP/VARIANT[:DTYPE],...]
-                                         [--ncu ncu] [--markdown FILE] [--list]
+                                         [--ncu ncu] [--markdown FILE] [--store DIR] [--list]
 --from-step NN leaves out the steps before NN (the references are always in).
 --also profiles more variants at the same sizes, beside the headline ones (in the given type
 only, with :DTYPE): step 11's `async-only` and `registers` side by side say what the copies
 change in how the SM waits.
+--store DIR reads each kernel's counters from the profile that scripts/ncu_check.py --store DIR
+kept of it at the same shape, where there is one that holds them, instead of profiling it again.
 --list prints the commands it would profile and exits (no GPU, no ncu needed).
 Exit status: 0 all profiled (or listed), 1 a run failed, 2 bad usage.
 """
@@ -39,32 +41,7 @@ spec = importlib.util.spec_from_file_location("ncu_check", os.path.join(HERE, "n
 ncu_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ncu_check)
 
-# (column heading, metric): what each column means is in docs/theory-measuring.md.
-CANDIDATES = [
-    ("us", "gpu__time_duration.sum"),
-    ("DRAM rd MB", "dram__bytes_read.sum"),
-    ("DRAM wr MB", "dram__bytes_write.sum"),
-    ("DRAM % peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-    ("occ. achieved %", "sm__warps_active.avg.pct_of_peak_sustained_active"),
-    ("occ. theoretical %", "sm__maximum_warps_per_active_cycle_pct"),
-    ("regs", "launch__registers_per_thread"),
-    ("L2 rd sectors", "lts__t_sectors_op_read.sum"),
-    ("L2 wr sectors", "lts__t_sectors_op_write.sum"),
-    ("stall long sb %", "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct"),
-    ("stall barrier %", "smsp__warp_issue_stalled_barrier_per_warp_active.pct"),
-    ("stall lg throttle %", "smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct"),
-    ("stall mio throttle %", "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct"),
-    ("stall short sb %", "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct"),
-    ("stall drain %", "smsp__warp_issue_stalled_drain_per_warp_active.pct"),
-    ("warp instr M", "smsp__inst_executed.sum"),
-    ("issue active %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
-    ("L2 % peak", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
-    ("L2 fabric % peak", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed"),
-    ("L2 rd requests M", "lts__t_requests_srcunit_tex_op_read.sum"),
-    ("L1 % peak", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
-    ("L1 data wavefronts M", "l1tex__data_pipe_lsu_wavefronts.sum"),
-    ("LSU pipe %", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
-]
+CANDIDATES = ncu_check.COUNTERS  # (column heading, metric)
 SCALE = {"gpu__time_duration.sum": 1e-3, "dram__bytes_read.sum": 1e-6,
          "dram__bytes_write.sum": 1e-6,
          "smsp__inst_executed.sum": 1e-6,
@@ -134,6 +111,7 @@ def main():
     ap.add_argument("--also", default="")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--markdown")
+    ap.add_argument("--store")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     if not re.fullmatch(r"\d\d", a.from_step):
@@ -160,9 +138,22 @@ def main():
     lines += ["| kernel | type | matrix | " + " | ".join(h for h, _ in columns) + " |",
               "|---|---|---|" + "---|" * len(columns)]
     failed = False
+    reused = 0
     for job in jobs:
-        values = ncu_check.profile(a.ncu, command(job), [m for _, m in columns],
-                                   ["--launch-count", "1"])
+        values = None
+        if a.store:
+            exe, name, dtype, rows, cols = job
+            path = ncu_check.store_path(a.store, exe, name.split("/", 1)[1], dtype, rows, cols)
+            if os.path.exists(path):
+                values = ncu_check.stored_values(a.ncu, path)
+                if values is not None and all(m in values for _, m in columns):
+                    reused += 1
+                else:  # a profile without these counters: profile the kernel for them
+                    print(f"ncu_counters: {path} lacks some counters; profiling again")
+                    values = None
+        if values is None:
+            values = ncu_check.profile(a.ncu, command(job), [m for _, m in columns],
+                                       ["--launch-count", "1"])
         head = f"| {job[1]} | {job[2]} | {job[3]} x {job[4]} |"
         if not values:
             failed = True
@@ -174,6 +165,10 @@ def main():
             cells.append("-" if v is None else f"{v * SCALE.get(m, 1.0):.1f}")
         lines.append(head + " " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
+    if a.store:
+        lines += ["", f"{reused} of {len(jobs)} kernels read from the profiles kept in "
+                      f"{os.path.basename(os.path.normpath(a.store))}/, "
+                      f"the rest profiled here"]
     ncu_check.report(lines, a.markdown)
     return 1 if failed else 0
 

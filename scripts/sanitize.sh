@@ -13,7 +13,8 @@
 # Each run's log is OUT_DIR/TOOL/NAME.log (default OUT_DIR: sanitize). At the end it prints a
 # table, program x tool: "ok", or "FAIL" with the number of reports (and the exit status of
 # a run that failed on its own), then the logs of the failed runs; the table is also written
-# to OUT_DIR/summary.txt.
+# to OUT_DIR/summary.txt (OUT_DIR/summary-TOOL.txt when TOOLS names other tools than the four,
+# so that runs of one tool each can share OUT_DIR at once).
 # Exit status: 0 nothing reported, 1 a report or a failed run, 2 bad usage, 77 skipped (no
 # compute-sanitizer, or no CUDA device): ctest shows the `sanitize` test as skipped then.
 # Environment: COMPUTE_SANITIZER (path of the tool; default: found on PATH or in the CUDA
@@ -27,7 +28,10 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" 
 fi
 BUILD=$1
 OUT=${2:-sanitize}
-TOOLS=${TOOLS:-memcheck racecheck synccheck initcheck}
+ALL_TOOLS="memcheck racecheck synccheck initcheck"
+TOOLS=${TOOLS:-$ALL_TOOLS}
+SUMMARY="$OUT/summary.txt"
+[ "$TOOLS" = "$ALL_TOOLS" ] || SUMMARY="$OUT/summary-$(echo $TOOLS | tr ' ' '-').txt"
 JOBS=${JOBS:-$(( $(nproc) > 8 ? $(nproc) / 2 : 4 ))}
 SKIP=77
 REPORTED=86  # compute-sanitizer's exit status when it reported something
@@ -188,14 +192,14 @@ LABELS=("01-hello-world" "${PROGRAMS[@]}")
     done
     echo ""
   done
-} | tee "$OUT/summary.txt"
+} | tee "$SUMMARY"
 
 if [ ${#FAILED_LOGS[@]} -gt 0 ]; then
   {
     echo ""
     echo "Failed runs (${#FAILED_LOGS[@]}):"
     printf '  %s\n' "${FAILED_LOGS[@]}"
-  } | tee -a "$OUT/summary.txt"
+  } | tee -a "$SUMMARY"
   exit 1
 fi
 echo ""

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Runs the parts of the GPU check (scripts/gpu-check.sh) concurrently: one part on each GPU
+at a time, and the parts that need no GPU beside them, then writes the check's summary.
+
+A part is one command, `PART_COMMAND... NAME` (scripts/gpu-check.sh --part BUILD OUT NAME),
+run with CUDA_VISIBLE_DEVICES set to its GPU (to nothing for a part that needs none), its own
+TMPDIR, and its output in OUT/parts/NAME.log. It writes its own result lines ("ok    what
+[12 s]", "FAIL  what (exit 1) [3 s]", "skip  what (why)") to OUT/parts/NAME.txt and exits 0
+(every line ok or skip), 77 (skipped: its tool is missing), or anything else (failed).
+
+The order: a part starts once every part it comes after (PARTS' `after`, when both run) has
+ended; among the parts ready, the one with the longest path of estimated seconds to the end
+of the check goes first. A GPU runs one part at a time, so a part that times something never
+shares its GPU with another part. A part still running after its time limit, or at the
+deadline of the whole check, is stopped (its whole process group) and fails with a message;
+a part that could not start before the deadline is "not run", a failure too.
+
+Summary (OUT/gpu-check.txt): the commit, the device, the GPUs, the dates, the wall time and
+the parts run; then for each part, in the order of PARTS, a line saying where it ran and for
+how long ("part  bench: ok on GPU 1, 64 s, from +0 s to +64 s") followed by its own result
+lines; last the verdict. The log (OUT/gpu-check.log) is the parts' logs in the same order.
+
+Usage: scripts/gpu_check_schedule.py --out OUT --gpus 0,1,2,3 [--parts "tests ncu ..."]
+           [--deadline S] [--cpu-slots N] [--commit C] [--device D] [--table FILE]
+           -- PART_COMMAND...
+--table FILE replaces the table of parts by a JSON list of {name, gpu, estimate, after,
+limit} (the test of the schedule uses it). --list prints the parts and groups and exits.
+Exit status: 0 every part ok or skipped, 1 a part failed, timed out or did not run, 2 bad
+usage (an unknown part, no GPU for a GPU part, no part command).
+"""
+import argparse
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+# The parts, in the order of the summary: (name, needs a GPU, estimated seconds, parts it comes
+# after, time limit in seconds). The estimates are the longer of each part's times on the H100
+# and the H200 in the check of record; the limits leave room for a slower GPU.
+PARTS = [
+    ("cpu-tests", False, 60, (), 300),
+    ("hostile", True, 35, (), 240),
+    ("gpu-tests", True, 130, (), 480),
+    ("lab", True, 110, (), 480),
+    ("programs", True, 35, (), 240),
+    ("latency", True, 5, (), 120),
+    ("sectors", True, 30, (), 240),
+    ("sass", False, 65, ("latency",), 300),
+    ("bench", True, 70, (), 300),
+    ("variants", True, 50, (), 300),
+    ("model-facts", False, 120, (), 420),
+    ("model", True, 35, ("bench", "variants", "model-facts"), 240),
+    ("sweeps", True, 40, (), 240),
+    ("plots", False, 5, ("bench", "variants", "sweeps"), 120),
+    ("ncu-8192", True, 270, (), 560),
+    ("ncu-4099x8191", True, 230, (), 560),
+    ("ncu-4100x8196", True, 150, (), 480),
+    ("ncu-3001x5003", True, 150, (), 480),
+    ("counters-8192x16384", True, 160, (), 480),
+    ("counters-4099x8191", True, 40, ("ncu-4099x8191",), 480),
+    ("banks", True, 100, (), 360),
+    ("sanitizer-memcheck", True, 80, (), 480),
+    ("sanitizer-racecheck", True, 120, (), 480),
+    ("sanitizer-synccheck", True, 80, (), 480),
+    ("sanitizer-initcheck", True, 80, (), 480),
+    ("proofs", True, 60, (), 300),
+]
+# The names that stand for several parts: the parts of earlier versions of the check.
+GROUPS = {
+    "tests": ["cpu-tests", "hostile", "gpu-tests", "lab"],
+    "sweeps": ["sweeps", "plots"],
+    "model": ["model-facts", "model"],
+    "ncu": ["ncu-8192", "ncu-4099x8191"],
+    "ncu-more": ["ncu-4100x8196", "ncu-3001x5003"],
+    "counters": ["counters-8192x16384", "counters-4099x8191", "banks"],
+    "sanitizer": ["sanitizer-memcheck", "sanitizer-racecheck", "sanitizer-synccheck",
+                  "sanitizer-initcheck"],
+}
+
+
+class Part:
+    def __init__(self, name, gpu, estimate, after, limit):
+        self.name, self.gpu, self.estimate = name, bool(gpu), float(estimate)
+        self.after, self.limit = tuple(after), float(limit)
+        self.state = "waiting"  # waiting, running, ok, skip, FAIL, not run
+        self.where = None  # the GPU's index, or "CPU"
+        self.start = self.end = None
+        self.proc = None
+        self.why = ""
+
+
+def load_table(path):
+    if not path:
+        return [Part(*row) for row in PARTS]
+    with open(path) as f:
+        rows = json.load(f)
+    return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r["limit"])
+            for r in rows]
+
+
+def expand(words, table):
+    """The parts that @p words name (parts or groups), in the table's order; ValueError for a
+    word that names neither."""
+    names = {p.name for p in table}
+    wanted = set()
+    for w in words:
+        if w in GROUPS and all(n in names for n in GROUPS[w]):
+            wanted.update(GROUPS[w])
+        elif w in names:
+            wanted.add(w)
+        else:
+            raise ValueError(f"no part or group named '{w}' (parts: {' '.join(sorted(names))}; "
+                             f"groups: {' '.join(sorted(GROUPS))})")
+    return [p for p in table if p.name in wanted]
+
+
+def priorities(parts):
+    """{name: estimated seconds from the part's start to the end of the check}: its own
+    estimate plus the longest such path among the parts that come after it."""
+    by_name = {p.name: p for p in parts}
+    later = {p.name: [q for q in parts if p.name in q.after] for p in parts}
+    memo = {}
+
+    def path(name):
+        if name not in memo:
+            memo[name] = by_name[name].estimate + max(
+                (path(q.name) for q in later[name]), default=0.0)
+        return memo[name]
+
+    return {p.name: path(p.name) for p in parts}
+
+
+def stop(part):
+    """Ends the part's whole process group: TERM, then KILL after a few seconds."""
+    try:
+        os.killpg(part.proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(50):
+        if part.proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    try:
+        os.killpg(part.proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    part.proc.wait()
+
+
+def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
+    """Runs @p parts to the end (or the deadline); sets each part's state, where and times."""
+    os.makedirs(os.path.join(out, "parts"), exist_ok=True)
+    rank = priorities(parts)
+    chosen = {p.name for p in parts}
+    t0 = time.monotonic()
+    free_gpus = list(gpus)
+    free_cpu = cpu_slots
+    while True:
+        now = time.monotonic() - t0
+        # Ended, timed out, or past the deadline.
+        for p in parts:
+            if p.state != "running":
+                continue
+            rc = p.proc.poll()
+            over = now - p.start > p.limit
+            late = deadline is not None and now > deadline
+            if rc is None and (over or late):
+                stop(p)
+                p.state = "FAIL"
+                p.why = (f"timed out: still running after its limit of {p.limit:.0f} s"
+                         if over else f"stopped at the check's deadline of {deadline:.0f} s")
+                rc = p.proc.returncode
+            elif rc is None:
+                continue
+            else:
+                p.state = "ok" if rc == 0 else "skip" if rc == 77 else "FAIL"
+                p.why = "" if rc in (0, 77) else f"exit {rc}"
+            p.end = time.monotonic() - t0
+            p.proc = None
+            if p.gpu:
+                free_gpus.append(p.where)
+                free_gpus.sort(key=gpus.index)
+            else:
+                free_cpu += 1
+            log(f"gpu-check: {p.name} {p.state}{' (' + p.why + ')' if p.why else ''} "
+                f"after {p.end - p.start:.0f} s")
+        done = {p.name for p in parts if p.state not in ("waiting", "running")}
+        if deadline is not None and now > deadline:
+            for p in parts:
+                if p.state == "waiting":
+                    p.state, p.why = "not run", f"the check's deadline of {deadline:.0f} s came first"
+        waiting = [p for p in parts if p.state == "waiting"]
+        if not waiting and all(p.state != "running" for p in parts):
+            return time.monotonic() - t0
+        ready = [p for p in waiting if all(a in done or a not in chosen for a in p.after)]
+        ready.sort(key=lambda p: (-rank[p.name], parts.index(p)))
+        for p in ready:
+            if p.gpu and free_gpus:
+                p.where = free_gpus.pop(0)
+            elif not p.gpu and free_cpu > 0:
+                free_cpu -= 1
+                p.where = "CPU"
+            else:
+                continue
+            env = dict(os.environ)
+            env["CUDA_VISIBLE_DEVICES"] = "" if p.where == "CPU" else str(p.where)
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the same numbers as nvidia-smi's
+            tmp = os.path.join(out, "tmp", p.name)  # Nsight Compute keeps its lock file here
+            os.makedirs(tmp, exist_ok=True)
+            env["TMPDIR"] = tmp
+            with open(os.path.join(out, "parts", p.name + ".log"), "w") as f:
+                p.proc = subprocess.Popen(command + [p.name], stdout=f, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL, env=env,
+                                          start_new_session=True)
+            p.state, p.start = "running", time.monotonic() - t0
+            where = "no GPU" if p.where == "CPU" else f"GPU {p.where}"
+            log(f"gpu-check: {p.name} started on {where} at +{p.start:.0f} s")
+        time.sleep(0.05)
+
+
+def own_lines(out, part):
+    """The part's own result lines (OUT/parts/NAME.txt), indented under its line."""
+    path = os.path.join(out, "parts", part.name + ".txt")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return ["  " + line.rstrip() for line in f if line.strip()]
+
+
+def summary(parts, gpus, out, wall, started, ended, commit, device):
+    lines = ["gpu-check summary",
+             f"commit:  {commit}",
+             f"device:  {device}",
+             f"gpus:    {len(gpus)} ({' '.join(str(g) for g in gpus)})",
+             f"date:    {started} to {ended}",
+             f"wall:    {wall:.0f} s",
+             f"parts:   {' '.join(p.name for p in parts)}",
+             ""]
+    for p in parts:
+        where = "no GPU" if p.where == "CPU" else f"GPU {p.where}"
+        if p.state == "not run":
+            lines.append(f"part  {p.name}: not run ({p.why})")
+        else:
+            took = p.end - p.start
+            why = f" ({p.why})" if p.why else ""
+            lines.append(f"part  {p.name}: {p.state}{why} on {where}, {took:.0f} s, "
+                         f"from +{p.start:.0f} s to +{p.end:.0f} s")
+        lines += own_lines(out, p)
+    failed = [p.name for p in parts if p.state in ("FAIL", "not run")]
+    skipped = [p.name for p in parts if p.state == "skip"]
+    lines.append("")
+    if failed:
+        lines.append(f"verdict: {len(failed)} part(s) failed or did not run: {' '.join(failed)}")
+    elif skipped:
+        lines.append(f"verdict: none failed, {len(skipped)} skipped: {' '.join(skipped)}")
+    else:
+        lines.append("verdict: every part ran, none failed")
+    return "\n".join(lines) + "\n", bool(failed)
+
+
+def utc():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    command = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, command = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out")
+    ap.add_argument("--gpus", default="", help="GPU indices, comma-separated")
+    ap.add_argument("--parts", default="", help="parts or groups (default: every part)")
+    ap.add_argument("--deadline", type=float, help="seconds: stop what still runs then")
+    ap.add_argument("--cpu-slots", type=int, default=2)
+    ap.add_argument("--commit", default="unknown")
+    ap.add_argument("--device", default="unknown")
+    ap.add_argument("--table")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv)
+    table = load_table(a.table)
+    if a.list:
+        for p in table:
+            after = f", after {' '.join(p.after)}" if p.after else ""
+            print(f"{p.name}: {'GPU' if p.gpu else 'no GPU'}, about {p.estimate:.0f} s{after}")
+        for g, names in GROUPS.items():
+            print(f"group {g}: {' '.join(names)}")
+        return 0
+    if not a.out or not command:
+        ap.error("--out and a part command after -- are needed")
+    try:
+        parts = expand(a.parts.split() or [p.name for p in table], table)
+    except ValueError as e:
+        print(f"gpu-check: {e}", file=sys.stderr)
+        return 2
+    gpus = [g for g in a.gpus.replace(" ", "").split(",") if g]
+    if any(p.gpu for p in parts) and not gpus:
+        print("gpu-check: no GPU to run the GPU parts on", file=sys.stderr)
+        return 2
+    if a.cpu_slots < 1:
+        ap.error("--cpu-slots: at least 1")
+    started = utc()
+    wall = run(parts, gpus, a.cpu_slots, command, a.out, a.deadline)
+    text, failed = summary(parts, gpus, a.out, wall, started, utc(), a.commit, a.device)
+    with open(os.path.join(a.out, "gpu-check.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(a.out, "gpu-check.log"), "w") as log:
+        for p in parts:
+            path = os.path.join(a.out, "parts", p.name + ".log")
+            log.write(f"\n===== part {p.name}: {p.state}\n")
+            if os.path.exists(path):
+                with open(path, errors="replace") as f:
+                    log.write(f.read())
+    print("\n" + text, end="")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""The GPU check's schedule (scripts/gpu_check_schedule.py) and its front (scripts/gpu-check.sh)
+on this machine, with parts that only pretend: each fake part sleeps, fails, hangs or skips as
+its name says, and writes down where and when it ran. What must hold:
+  - every part runs exactly once, and two parts never share a GPU at the same time;
+  - a part that needs no GPU gets none (CUDA_VISIBLE_DEVICES empty), and waits for nothing;
+  - a part waits for the parts it comes after; the longest path goes first;
+  - a failure anywhere fails the check, and the other parts still run;
+  - a part past its time limit is stopped, with its children, and fails with a message saying
+    so; at the check's deadline what still runs is stopped and what has not started is "not
+    run", a failure;
+  - the summary names every part, its GPU and its time, the wall time, and the verdict;
+  - gpu-check.sh refuses GPUs of different kinds and an unknown part; the joiner of chunk
+    summaries (scripts/gpu-check-summary.py) finds a part no chunk ran, and the parts' table
+    is complete (every part that gpu-check.sh defines is scheduled, and no other).
+
+Usage: test_gpu_check_schedule.py SCRIPTS_DIR"""
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+scripts = sys.argv[1]
+schedule = os.path.join(scripts, "gpu_check_schedule.py")
+failed = []
+
+
+def check(ok, what, detail=""):
+    print(("ok     " if ok else "FAILED ") + what)
+    if not ok:
+        failed.append(what)
+        if detail:
+            print("       " + detail.replace("\n", "\n       ")[:3000])
+
+
+# The fake part: "NAME" behaves as its words say: sleep-S (sleep S seconds), fail, hang (and
+# a child that hangs too), skip. It appends "name gpu start end pid" to the journal, writes
+# its result line as a real part does, and in hang mode leaves its child's pid behind.
+FAKE = r'''#!/usr/bin/env python3
+import os, subprocess, sys, time
+journal, out, name = sys.argv[1], sys.argv[2], sys.argv[3]
+gpu = os.environ.get("CUDA_VISIBLE_DEVICES", "unset") or "none"
+start = time.time()
+words = name.split("_")
+rc = 0
+if "hang" in words:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(os.path.join(out, name + ".child"), "w") as f:
+        f.write(str(child.pid))
+    time.sleep(600)
+for w in words:
+    if w.startswith("sleep-"):
+        time.sleep(float(w[6:]))
+if "fail" in words:
+    rc = 1
+if "skip" in words:
+    rc = 77
+with open(journal, "a") as f:
+    f.write(f"{name} {gpu} {start:.3f} {time.time():.3f} {os.getpid()}\n")
+os.makedirs(os.path.join(out, "parts"), exist_ok=True)
+with open(os.path.join(out, "parts", name + ".txt"), "w") as f:
+    f.write({0: "ok   ", 1: "FAIL ", 77: "skip "}[rc] + f" {name} [1 s]\n")
+sys.exit(rc)
+'''
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has ended; it waits only for its parent to read its status.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+with tempfile.TemporaryDirectory() as d:
+    fake = os.path.join(d, "fake_part.py")
+    with open(fake, "w") as f:
+        f.write(FAKE)
+
+    def run(table, gpus="0,1,2", extra=(), parts=""):
+        out = tempfile.mkdtemp(dir=d)
+        journal = os.path.join(out, "journal")
+        tpath = os.path.join(out, "table.json")
+        with open(tpath, "w") as f:
+            json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l)
+                       for n, g, e, a, l in table], f)
+        t0 = time.time()
+        try:
+            r = subprocess.run([sys.executable, schedule, "--out", out, "--gpus", gpus,
+                                "--table", tpath, "--parts", parts, *extra, "--",
+                                sys.executable, fake, journal, out],
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired as e:  # the schedule hung: a failure, said below
+            r = subprocess.CompletedProcess(e.cmd, None, str(e.stdout), str(e.stderr))
+        took = time.time() - t0
+        rows = []
+        if os.path.exists(journal):
+            for line in open(journal):
+                n, g, s, e, pid = line.split()
+                rows.append((n, g, float(s), float(e), int(pid)))
+        text = open(os.path.join(out, "gpu-check.txt")).read() \
+            if os.path.exists(os.path.join(out, "gpu-check.txt")) else ""
+        return r, rows, text, out, took
+
+    # 1. Six GPU parts and two without, on three GPUs: each once, never two on a GPU at once.
+    table = [("a_sleep-0.6", True, 60, (), 30), ("b_sleep-0.2", True, 20, (), 30),
+             ("c_sleep-0.4", True, 40, (), 30), ("d_sleep-0.3", True, 30, (), 30),
+             ("e_sleep-0.5", True, 50, (), 30), ("f_sleep-0.1", True, 10, (), 30),
+             ("cpu1_sleep-0.3", False, 30, (), 30), ("cpu2_sleep-0.3", False, 30, (), 30)]
+    r, rows, text, out, _ = run(table)
+    names = [n for n, *_ in rows]
+    check(r.returncode == 0, "a check whose parts all pass exits 0", r.stderr + r.stdout)
+    check(sorted(names) == sorted(n for n, *_ in table), "every part runs exactly once",
+          str(names))
+    overlap = [(x[0], y[0]) for x in rows for y in rows if x is not y and x[1] == y[1]
+               and x[1] != "none" and x[2] < y[3] - 0.02 and y[2] < x[3] - 0.02]
+    check(not overlap, "no two parts share a GPU at the same time", str(overlap))
+    check({g for n, g, *_ in rows if n.startswith("cpu")} == {"none"}
+          and all(g in ("0", "1", "2") for n, g, *_ in rows if not n.startswith("cpu")),
+          "a part that needs no GPU sees none; the others see one GPU of the list",
+          str(rows))
+    first = sorted(rows, key=lambda x: x[2])
+    gpu_first = [n for n, g, *_ in first if g != "none"][:3]
+    check(sorted(gpu_first) == ["a_sleep-0.6", "c_sleep-0.4", "e_sleep-0.5"],
+          "the longest parts start first", str(gpu_first))
+    for n, *_ in table:
+        m = re.search(rf"^part  {re.escape(n)}: ok on (GPU \d|no GPU), \d+ s, from \+\d+ s to "
+                      rf"\+\d+ s$", text, re.M)
+        check(m is not None, f"the summary says where {n} ran and for how long", text)
+    check(re.search(r"^wall:\s+\d+ s$", text, re.M) is not None
+          and re.search(r"^gpus:\s+3 \(0 1 2\)$", text, re.M) is not None
+          and "verdict: every part ran, none failed" in text,
+          "the summary gives the wall time, the GPUs and the verdict", text)
+    check(text.count("  ok    ") == len(table), "the summary holds each part's own lines", text)
+    check(os.path.exists(os.path.join(out, "gpu-check.log"))
+          and all(f"===== part {n}: ok" in open(os.path.join(out, "gpu-check.log")).read()
+                  for n, *_ in table), "the log holds every part's log")
+
+    # 2. Order: a part after another starts after it ends, even when it is the longest.
+    table = [("x_sleep-0.4", True, 10, (), 30), ("y_sleep-0.1", True, 100, ("x_sleep-0.4",), 30),
+             ("z_sleep-0.1", True, 5, (), 30), ("w_sleep-0.1", False, 5, ("z_sleep-0.1",), 30)]
+    r, rows, text, _, _ = run(table, gpus="0,1")
+    when = {n: (s, e) for n, _, s, e, _ in rows}
+    check(r.returncode == 0 and when["y_sleep-0.1"][0] >= when["x_sleep-0.4"][1] - 0.01
+          and when["w_sleep-0.1"][0] >= when["z_sleep-0.1"][1] - 0.01,
+          "a part waits for the parts it comes after", str(when))
+    # x comes before y (100 s): its path is the longest, so x goes first on one GPU.
+    r, rows, text, _, _ = run(table, gpus="0")
+    check([n for n, g, *_ in sorted(rows, key=lambda x: x[2]) if g != "none"][0] == "x_sleep-0.4",
+          "the part with the longest path after it goes first", str(rows))
+    # y alone: what it comes after is not in this run, so it does not wait.
+    r, rows, text, _, _ = run(table, gpus="0", parts="y_sleep-0.1")
+    check(r.returncode == 0 and [n for n, *_ in rows] == ["y_sleep-0.1"],
+          "PARTS picks parts; a part whose predecessor is not picked runs at once", str(rows))
+
+    # 3. A failure anywhere fails the check; the others still run.
+    table = [("p_sleep-0.2", True, 10, (), 30), ("q_fail", True, 5, (), 30),
+             ("r_sleep-0.1", False, 5, (), 30), ("s_skip", True, 1, (), 30)]
+    r, rows, text, _, _ = run(table, gpus="0,1")
+    check(r.returncode == 1, "a failing part fails the check", r.stdout)
+    check(sorted(n for n, *_ in rows) == sorted(n for n, *_ in table),
+          "the other parts run all the same", str(rows))
+    check(re.search(r"^part  q_fail: FAIL \(exit 1\) on GPU \d", text, re.M) is not None
+          and "part  s_skip: skip" in text and "verdict: 1 part(s) failed" in text,
+          "the summary names the failure, the skip and the verdict", text)
+    table = [("s_skip", True, 1, (), 30)]
+    r, rows, text, _, _ = run(table, gpus="0")
+    check(r.returncode == 0 and "verdict: none failed, 1 skipped: s_skip" in text,
+          "a skipped part does not fail the run, and the verdict says it was skipped", text)
+
+    # 4. A hung part is stopped at its limit, with its children, and fails with a message.
+    table = [("h_hang", True, 5, (), 1.5), ("k_sleep-0.2", True, 5, (), 30)]
+    r, rows, text, out, took = run(table, gpus="0")
+    child = int(open(os.path.join(out, "h_hang.child")).read())
+    check(r.returncode == 1 and took < 30, "a part that hangs fails the check, in time",
+          f"{took:.1f} s\n{r.stdout}")
+    check(re.search(r"^part  h_hang: FAIL \(timed out: still running after its limit of 2 s\)",
+                    text, re.M) is not None, "its line says it timed out, and after what limit",
+          text)
+    time.sleep(0.5)
+    check(not alive(child), "its children are stopped with it", f"pid {child}")
+    check([n for n, *_ in rows] == ["k_sleep-0.2"], "the next part on its GPU still runs",
+          str(rows))
+
+    # 5. The deadline: what runs is stopped, what has not started is "not run".
+    table = [("m_sleep-5", True, 50, (), 60), ("n_sleep-0.1", True, 5, (), 60)]
+    r, rows, text, _, took = run(table, gpus="0", extra=("--deadline", "1"))
+    check(r.returncode == 1 and took < 20 and "part  n_sleep-0.1: not run" in text
+          and re.search(r"part  m_sleep-5: FAIL \(stopped at the check's deadline", text)
+          and "verdict: 2 part(s) failed or did not run" in text,
+          "at the deadline the check stops, and says what did not finish or run", text)
+
+    # 6. Bad usage.
+    r, _, _, _, _ = run([("a_sleep-0.1", True, 1, (), 10)], parts="nothing")
+    check(r.returncode == 2 and "no part or group named 'nothing'" in r.stderr,
+          "an unknown part is bad usage", r.stderr)
+    r, _, _, _, _ = run([("a_sleep-0.1", True, 1, (), 10)], gpus="")
+    check(r.returncode == 2 and "no GPU" in r.stderr, "GPU parts and no GPU is bad usage",
+          r.stderr)
+
+    # 7. The real table: every part gpu-check.sh defines is scheduled, and nothing else;
+    #    groups name parts of the table; every `after` names a part.
+    r = subprocess.run([sys.executable, schedule, "--list"], capture_output=True, text=True)
+    listed = re.findall(r"^([a-z0-9x-]+): ", r.stdout, re.M)
+    src = open(os.path.join(scripts, "gpu-check.sh")).read()
+    body = src[src.index('case $NAME in'):src.index('esac')]
+    defined = set(re.findall(r"^    ([a-z0-9x*-]+)\)", body, re.M))
+    sanitizers = {n for n in listed if n.startswith("sanitizer-")}
+    check(r.returncode == 0 and set(listed) - sanitizers == defined - {"sanitizer-*", "*"}
+          and len(sanitizers) == 4,
+          "the schedule's parts are the parts gpu-check.sh defines", f"{listed}\n{defined}")
+
+    # 8. gpu-check.sh with a stand-in nvidia-smi: GPUs of two kinds are refused, an unknown
+    #    part is bad usage, and one kind runs the parts it is asked for on its GPUs.
+    bindir = os.path.join(d, "bin")
+    os.makedirs(bindir)
+    smi = os.path.join(bindir, "nvidia-smi")
+    with open(smi, "w") as f:
+        f.write("#!/bin/sh\n"
+                "case \"$*\" in\n"
+                "  *index*) printf '0\\n1\\n' ;;\n"
+                "  *'-i 0,1'*) printf 'NVIDIA H100 80GB HBM3, 580\\nNVIDIA H200, 580\\n' ;;\n"
+                "  *'-i 1'*) printf 'NVIDIA H200, 580\\n' ;;\n"
+                "  *) exit 6 ;;\n"
+                "esac\n")
+    os.chmod(smi, stat.S_IRWXU)
+    build = os.path.join(d, "build")
+    os.makedirs(os.path.join(build, "tests"))
+    gpu_tests = os.path.join(build, "tests", "gpu_tests")
+    with open(gpu_tests, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(gpu_tests, stat.S_IRWXU)
+    with open(os.path.join(build, "build-info.txt"), "w") as f:
+        f.write("commit 0123456789ab\n")
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"])
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    env.pop("GPUS", None)
+    front = os.path.join(scripts, "gpu-check.sh")
+    out = os.path.join(d, "front")
+    r = subprocess.run(["bash", front, build, out], capture_output=True, text=True, env=env)
+    check(r.returncode == 2 and "different kinds" in r.stderr,
+          "gpu-check.sh refuses GPUs of different kinds", r.stderr + r.stdout)
+    env["GPUS"] = "1"
+    env["PARTS"] = "gpu-tests"
+    r = subprocess.run(["bash", front, build, out], capture_output=True, text=True, env=env)
+    summary = open(os.path.join(out, "gpu-check.txt")).read() \
+        if os.path.exists(os.path.join(out, "gpu-check.txt")) else ""
+    check(r.returncode == 0 and "commit:  0123456789ab" in summary
+          and "device:  NVIDIA H200, 580" in summary
+          and re.search(r"^part  gpu-tests: ok on GPU 1, ", summary, re.M)
+          and "  ok    gpu tests, past 2^31 elements [" in summary,
+          "one kind: the part runs on the GPU named, and the summary names commit and device",
+          r.stderr + r.stdout + summary)
+    env["PARTS"] = "bogus"
+    r = subprocess.run(["bash", front, build, out], capture_output=True, text=True, env=env)
+    check(r.returncode == 2 and "bogus" in r.stderr, "gpu-check.sh: an unknown part is bad usage",
+          r.stderr)
+
+    # 9. The joiner: two chunks of one commit and device, and the parts no chunk ran.
+    joiner = os.path.join(scripts, "gpu-check-summary.py")
+    first = os.path.join(d, "chunk1.txt")
+    with open(first, "w") as f:
+        f.write(summary)
+    r = subprocess.run([sys.executable, joiner, first], capture_output=True, text=True)
+    check(r.returncode == 1 and "not run  bench" in r.stdout and "not run  gpu-tests"
+          not in r.stdout, "the joiner lists the parts no chunk ran, and fails", r.stdout)
+    second = os.path.join(d, "chunk2.txt")
+    with open(second, "w") as f:
+        f.write(summary.replace("0123456789ab", "ba9876543210").replace("gpu-tests", "bench"))
+    r = subprocess.run([sys.executable, joiner, first, second], capture_output=True, text=True)
+    check(r.returncode == 1 and "different commits" in r.stdout,
+          "the joiner refuses chunks of different commits", r.stdout)
+print(f"{len(failed)} failed" if failed else "all passed")
+sys.exit(1 if failed else 0)
