@@ -517,9 +517,14 @@ int run_step(const Step& step, int argc, char** argv) {
     for (const Variant* v : chosen) check_limits(v->plan(pb), step.id + "/" + v->name);
 
     if (o.list) {
-      for (const auto& v : step.variants)
+      for (const auto& v : step.variants) {
         std::cout << v.name << (v.name == step.default_variant ? " (default)" : "") << ": "
-                  << v.summary << "\n";
+                  << v.summary;
+        if (v.needs_sm > 0)
+          std::cout << " [needs compute capability " << v.needs_sm / 10 << "." << v.needs_sm % 10
+                    << ": " << v.needs_what << "]";
+        std::cout << "\n";
+      }
       return kExitOk;
     }
     if (o.explain) {

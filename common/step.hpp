@@ -145,14 +145,25 @@ struct Variant {
   /// Runs the kernel's moves on the CPU (emulate.hpp; with far = true only the corner and
   /// middle blocks, the matrix not allocated); empty for library calls.
   std::function<Problems(const Problem&, bool far)> emulate;
-  /// The compute capability its kernels need, as 10 x major + minor (80: cp.async; 90: the
-  /// tensor memory accelerator), or 0 for any GPU the course builds for. A program on an older
-  /// GPU names the variant and does not launch it (runs_on()).
+  /// The compute capability its kernels need, as 10 x major + minor (80: cp.async and the L2
+  /// prefetch-size hint; 90: the tensor memory accelerator), or 0 for any GPU the course
+  /// builds for. A program on an older GPU names the variant and does not launch it
+  /// (runs_on()). Set with needs().
   int needs_sm = 0;
+  /// What its kernels use that needs_sm stands for ("cp.async", say); empty when it is 0.
+  std::string needs_what;
 
   /// Whether this variant runs element type @p t.
   bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }
 };
+
+/// @p v, whose kernels use @p what (cp.async, say), which needs compute capability
+/// @p sm / 10 . @p sm % 10: the program names it on an older GPU instead of launching it.
+inline Variant needs(Variant v, int sm, std::string what) {
+  v.needs_sm = sm;
+  v.needs_what = std::move(what);
+  return v;
+}
 
 /// Whether a GPU of compute capability @p major.@p minor has every instruction @p v needs.
 inline bool runs_on(const Variant& v, int major, int minor) {
@@ -165,7 +176,7 @@ inline std::string needs_newer_gpu(const std::string& step, const Variant& v,
                                    const std::string& gpu, int major, int minor) {
   return step + "/" + v.name + " needs a GPU of compute capability " +
          std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) + " or newer (" +
-         (v.needs_sm >= 90 ? "Hopper's tensor memory accelerator" : "cp.async") + "); " + gpu +
+         v.needs_what + "); " + gpu +
          " is " + std::to_string(major) + "." + std::to_string(minor) + ": not run";
 }
 

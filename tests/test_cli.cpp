@@ -231,8 +231,12 @@ TEST_CASE("a variant that needs a newer GPU is named, with what it needs and wha
         CHECK(line.find(std::to_string(v.needs_sm / 10) + "." + std::to_string(v.needs_sm % 10) +
                         " or newer") != std::string::npos);
         CHECK(line.find("Tesla T4 is 7.5") != std::string::npos);
+        CHECK_FALSE(v.needs_what.empty());  // what it needs: the line names it
+        CHECK(line.find("(" + v.needs_what + ")") != std::string::npos);
       }
     }
-  CHECK(needing >= 3);  // step 11's three cp.async variants
+  // Steps 11, 14 (cp.async and the copy engine), 16 (cp.async) and 17 (the L2 hint); whether
+  // each declaration is the one its machine code needs, scripts/arch_check.py checks.
+  CHECK(needing >= 11);
   CHECK(tt::kExitNeedsNewerGpu == 6);
 }

@@ -36,29 +36,26 @@ using Async = tt::Path<W, transpose_async<W>, void, true>;
 template <class W>
 using Registers = tt::Path<W, step06::transpose_vec<W>>;
 
-/// @p v, which needs cp.async: compute capability 8.0.
-tt::Variant needs_cp_async(tt::Variant v) {
-  v.needs_sm = 80;
-  return v;
-}
-
 const tt::Step& step() {
   static const tt::Step s = [] {
     tt::Step st;
     st.id = "11-async-copy";
     st.title = "Loads that skip the registers: each move one cp.async into its tile slot";
     st.variants = {
-        needs_cp_async(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
-                                   Async<step09::Column<double>>, Async<step10::Lean<double>>>(
-            "async",
-            "step 10's kernels, each tile filled by cp.async: 16-byte copies where output "
-            "rows are whole sectors, else one element a copy")),
-        needs_cp_async(tt::variant<Async<step10::Lean<float>>, Async<step10::Lean<double>>>(
-            "async-only", "always step 10's skewed tiles, filled by cp.async")),
-        needs_cp_async(tt::variant<Async<Tall<float>>>(
-            "tall",
-            "skewed tiles of 136 x 64 (128 output elements a row), 17 cp.async a "
-            "thread; float only")),
+        tt::needs(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                              Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+                      "async",
+                      "step 10's kernels, each tile filled by cp.async: 16-byte copies where "
+                      "output rows are whole sectors, else one element a copy"),
+                  80, "cp.async"),
+        tt::needs(tt::variant<Async<step10::Lean<float>>, Async<step10::Lean<double>>>(
+                      "async-only", "always step 10's skewed tiles, filled by cp.async"),
+                  80, "cp.async"),
+        tt::needs(tt::variant<Async<Tall<float>>>(
+                      "tall",
+                      "skewed tiles of 136 x 64 (128 output elements a row), 17 cp.async a "
+                      "thread; float only"),
+                  80, "cp.async"),
         tt::variant<Registers<step09::Column<float>>, Registers<step10::Lean<float>>,
                     Registers<step09::Column<double>>, Registers<step10::Lean<double>>>(
             "registers",

@@ -42,12 +42,6 @@ using Vec = tt::Path<W, step06::transpose_vec<W>>;
 template <class W>
 using Async = tt::Path<W, step11::transpose_async<W>, void, true>;
 
-/// @p v, which needs cp.async: compute capability 8.0.
-tt::Variant needs_cp_async(tt::Variant v) {
-  v.needs_sm = 80;
-  return v;
-}
-
 /// A variant of the copy engine: path P for float and double where its work W suits the shape
 /// and the pointers, else step 13's kernels (its headline's paths, in their order).
 template <template <class> class P, template <typename> class W>
@@ -56,8 +50,7 @@ tt::Variant engine_variant(std::string name, std::string summary) {
                               Vec<step10::Lean<float>>, P<W<double>>, Vec<step09::Column<double>>,
                               Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(
       std::move(name), std::move(summary));
-  v.needs_sm = 90;
-  return v;
+  return tt::needs(std::move(v), 90, "Hopper's tensor memory accelerator");
 }
 
 const tt::Step& step() {
@@ -82,11 +75,12 @@ const tt::Step& step() {
             "tma-store",
             "tma, and the copy engine also copies the output out: the threads transpose the "
             "tile in shared memory"),
-        needs_cp_async(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
-                                   Async<step09::Column<double>>, Async<step10::Lean<double>>>(
-            "async",
-            "step 11's cp.async copies (a thread's instruction a vector or an element), for "
-            "the comparison in one run")),
+        tt::needs(tt::variant<Async<step09::Column<float>>, Async<step10::Lean<float>>,
+                              Async<step09::Column<double>>, Async<step10::Lean<double>>>(
+                      "async",
+                      "step 11's cp.async copies (a thread's instruction a vector or an "
+                      "element), for the comparison in one run"),
+                  80, "cp.async"),
         tt::variant<Vec<step09::Column<float>>, Lines<step13::Lines<float>>,
                     Vec<step10::Lean<float>>, Vec<step09::Column<double>>,
                     Lines<step13::Lines<double>>, Vec<step10::Lean<double>>>(

@@ -44,11 +44,13 @@ const tt::Step& step() {
     st.id = "16-wide";
     st.title = "Wider tiles in column order: fewer sectors read by two blocks";
     st.variants = {
-        tt::variant<Vec<step09::Column<float>>, Wide, Lines<float>, Lean<float>, Lines<double>,
-                    Lean<double>>(
-            "wide",
-            "in float, step 12's wide tiles (128 columns) with step 13's line windows, copied "
-            "by cp.async, in column order, where step 13's would run; otherwise step 15's"),
+        tt::needs(tt::variant<Vec<step09::Column<float>>, Wide, Lines<float>, Lean<float>,
+                              Lines<double>, Lean<double>>(
+                      "wide",
+                      "in float, step 12's wide tiles (128 columns) with step 13's line "
+                      "windows, copied by cp.async, in column order, where step 13's would "
+                      "run; otherwise step 15's"),
+                  80, "cp.async"),
         tt::variant<Vec<step09::Column<float>>, WideRegisters, Lines<float>, Lean<float>,
                     Lines<double>, Lean<double>>(
             "wide-registers",

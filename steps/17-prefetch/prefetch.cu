@@ -32,15 +32,18 @@ const tt::Step& step() {
     st.id = "17-prefetch";
     st.title = "Whole DRAM blocks for odd rows: the L2 prefetch-size hint";
     st.variants = {
-        tt::variant<Vec<step09::Column<float>>, PrefetchLines<float>, Lines<float>, Lean<float>,
-                    PrefetchLines<double>, Lines<double>, Lean<double>>(
-            "prefetch",
-            "step 15's kernels; where step 13's windows run and the matrix has at most 16384 "
-            "rows, the window loads ask the L2 for the 256 bytes around each (2 blocks an SM "
-            "in double)"),
-        tt::variant<Vec<step09::Column<float>>, PrefetchAnyLines<float>, Lean<float>,
-                    PrefetchAnyLines<double>, Lean<double>>(
-            "prefetch-any", "the same hint at every height of matrix, for the comparison"),
+        tt::needs(tt::variant<Vec<step09::Column<float>>, PrefetchLines<float>, Lines<float>,
+                              Lean<float>, PrefetchLines<double>, Lines<double>, Lean<double>>(
+                      "prefetch",
+                      "step 15's kernels; where step 13's windows run and the matrix has at "
+                      "most 16384 rows, the window loads ask the L2 for the 256 bytes around "
+                      "each (2 blocks an SM in double)"),
+                  80, "the L2 prefetch-size hint"),
+        tt::needs(tt::variant<Vec<step09::Column<float>>, PrefetchAnyLines<float>, Lean<float>,
+                              PrefetchAnyLines<double>, Lean<double>>(
+                      "prefetch-any",
+                      "the same hint at every height of matrix, for the comparison"),
+                  80, "the L2 prefetch-size hint"),
         tt::variant<Vec<step09::Column<float>>, Lines<float>, Lean<float>, Lines<double>,
                     Lean<double>>("order", "step 15's headline as it is, for the comparison"),
     };
