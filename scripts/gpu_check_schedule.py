@@ -198,7 +198,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
         if deadline is not None and now > deadline:
             for p in parts:
                 if p.state == "waiting":
-                    p.state, p.why = "not run", f"the check's deadline of {deadline:.0f} s came first"
+                    p.state = "not run"
+                    p.why = f"the check's deadline of {deadline:.0f} s came first"
         waiting = [p for p in parts if p.state == "waiting"]
         if not waiting and all(p.state != "running" for p in parts):
             return time.monotonic() - t0
@@ -238,12 +239,16 @@ def own_lines(out, part):
 
 
 def summary(parts, gpus, out, wall, started, ended, commit, device):
+    ran = [p for p in parts if p.end is not None]
+    on_gpus = sum(p.end - p.start for p in ran if p.gpu)
+    beside = sum(p.end - p.start for p in ran if not p.gpu)
     lines = ["gpu-check summary",
              f"commit:  {commit}",
              f"device:  {device}",
              f"gpus:    {len(gpus)} ({' '.join(str(g) for g in gpus)})",
              f"date:    {started} to {ended}",
              f"wall:    {wall:.0f} s",
+             f"busy:    {on_gpus:.0f} s of parts on the GPUs, {beside:.0f} s of parts with none",
              f"parts:   {' '.join(p.name for p in parts)}",
              ""]
     for p in parts:

@@ -69,6 +69,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 # A kind of access: (space, op, mover): mover False for a thread's own instruction, True for
 # cp.async, "tma" for the tensor memory accelerator. cp.async (step 11): one instruction,
@@ -558,7 +559,10 @@ def main():
                 else:
                     profiled[same] = i
                     report_file = os.path.join(tmp, f"profile{profiled[same]}")
+                    t0 = time.monotonic()
                     profile_to(a.ncu, exe, variant, shape, dtype, report_file, extra)
+                    print(f"profiled {os.path.basename(exe)}/{variant} {dtype} in "
+                          f"{time.monotonic() - t0:.1f} s", flush=True)
                     reads[i] = pool.submit(read_report, a.ncu, report_file, p)
                 if a.store:  # under this variant's name too, where it repeats another's
                     keep(os.path.join(tmp, f"profile{profiled[same]}"),

@@ -117,11 +117,12 @@ if [ -x "$BUILD/course/lines" ]; then
 fi
 
 run_one() {  # run_one TOOL NAME COMMAND...: one run under the tool, its status in NAME.rc
-  local tool=$1 name=$2
+  local tool=$1 name=$2 t0=$SECONDS
   shift 2
   local log="$OUT/$tool/$name.log"
   "$SAN" --tool "$tool" --error-exitcode $REPORTED "$@" >"$log" 2>&1
   echo $? >"$log.rc"
+  echo $((SECONDS - t0)) >"$log.s"  # its seconds: where the tool's time goes
 }
 
 start=$(date +%s)
@@ -138,7 +139,10 @@ for tool in $TOOLS; do
   done
 done
 wait
-echo "sanitize: ${#RUNS[@]} runs per tool in $(($(date +%s) - start)) s"
+echo "sanitize: ${#RUNS[@]} runs per tool in $(($(date +%s) - start)) s; the longest runs (s):"
+for tool in $TOOLS; do
+  for f in "$OUT/$tool"/*.log.s; do echo "$(cat "$f") $tool/$(basename "$f" .log.s)"; done
+done | sort -rn | head -n 5 | sed 's/^/  /'
 
 # Reports in a log: the largest of "ERROR SUMMARY: N errors" and racecheck's
 # "RACECHECK SUMMARY: N hazards displayed"; nothing when the tool printed no summary.

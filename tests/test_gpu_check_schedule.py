@@ -138,6 +138,8 @@ with tempfile.TemporaryDirectory() as d:
         check(m is not None, f"the summary says where {n} ran and for how long", text)
     check(re.search(r"^wall:\s+\d+ s$", text, re.M) is not None
           and re.search(r"^gpus:\s+3 \(0 1 2\)$", text, re.M) is not None
+          and re.search(r"^busy:\s+\d+ s of parts on the GPUs, \d+ s of parts with none$", text,
+                        re.M) is not None
           and "verdict: every part ran, none failed" in text,
           "the summary gives the wall time, the GPUs and the verdict", text)
     check(text.count("  ok    ") == len(table), "the summary holds each part's own lines", text)
