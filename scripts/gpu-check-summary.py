@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Joins the summaries of scripts/gpu-check.sh run in chunks (PARTS="tests programs", then
-PARTS=bench, ...: on one GPU the whole check takes longer than one call on a lent machine)
+PARTS=bench, ...: on one GPU the whole check can take longer than a command may run)
 into one summary for a device, the file committed as docs/results/<device>/gpu-check.txt.
 
 Every chunk must name the same commit and the same device; the joined summary lists each
