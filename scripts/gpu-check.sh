@@ -9,7 +9,7 @@
 #   cpu-tests   (no GPU) the CPU tests, and every step's moves emulated on the CPU;
 #   hostile     hostile command lines against every program;
 #   gpu-tests   the GPU tests (they must run, not skip): every step exact on every shape, and
-#               past 2^31 elements;
+#               past 2^31 elements, and the steps' plain CUDA files exact (tests/test_plain.py);
 #   lab         the lab grader on the model answers (the steps), CPU and GPU parts;
 #   programs    01-hello-world, every step as a student runs it, and the tour;
 #   latency     course/latency: the latency of one load, idle and under a streaming copy;
@@ -104,6 +104,8 @@ if [ "${1:-}" = "--part" ]; then
       step "gpu tests" "$BUILD/tests/gpu_tests"
       step "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]"
       step "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]"
+      step "plain files, exact on awkward shapes and past 2^31 elements" \
+        python3 "$ROOT/tests/test_plain.py" "$BUILD" --large
       grep -q '^skip' "$RESULT" && { sed -i 's/^skip /FAIL /' "$RESULT"; FAILED=1; } ;;
     lab)  # the model answers (the steps): CPU parts, machine code, GPU parts and speed bars
       for ex in $(ls "$ROOT/lab/start" | sed 's/\.txt$//'); do

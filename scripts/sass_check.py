@@ -331,7 +331,7 @@ def path_runs(code, counts=is_load):
     return runs, sorted(late), sorted(reused), sorted(unsynced)
 
 
-def main_path(code):
+def main_path(code, ops=None):
     """(instructions, stored bytes) of the path a whole tile's thread takes: from the first
     instruction, every conditional branch not taken (the compiler lays out the check-free,
     seam-free path of the course's tiled kernels as the fall-through) and every unconditional
@@ -343,7 +343,7 @@ def main_path(code):
     thread issues (the loops are unrolled: the path is straight); stored bytes are its global
     stores' widths added up, so instructions / (stored bytes / element size) is the
     instructions an element. None when the walk meets a backward branch (a loop) or runs off
-    the code."""
+    the code. With a list @p ops, the opcode of each instruction of the path is added to it."""
     if code and isinstance(code[0], str):
         code = [(4 * i, op) for i, op in enumerate(code)]
     index = {addr: i for i, (addr, _) in enumerate(code)}
@@ -362,6 +362,8 @@ def main_path(code):
                 i += 1
                 continue  # the path skips it: its predicate is false here
         count += 1
+        if ops is not None:
+            ops.append(op)
         if pred and branch:  # not taken: its predicate is false on this path
             known[pred[0]] = not pred[1]
             i += 1

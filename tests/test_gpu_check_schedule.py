@@ -241,6 +241,11 @@ with tempfile.TemporaryDirectory() as d:
     with open(gpu_tests, "w") as f:
         f.write("#!/bin/sh\nexit 0\n")
     os.chmod(gpu_tests, stat.S_IRWXU)
+    os.makedirs(os.path.join(build, "steps", "02-naive"))
+    plain = os.path.join(build, "steps", "02-naive", "02-naive-plain")
+    with open(plain, "w") as f:
+        f.write("#!/bin/sh\necho \"02-naive-plain: $1 x $2 float: exact, 1.0 GB/s\"\n")
+    os.chmod(plain, stat.S_IRWXU)
     with open(os.path.join(build, "build-info.txt"), "w") as f:
         f.write("commit 0123456789ab\n")
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"])
