@@ -9,6 +9,11 @@ The step's kernel is the one its headline variant runs at 8192 x 8192 in float
 (`--explain --format json`); the plain program's is its only kernel. Both for the first
 architecture the build holds.
 
+Each plain file stands alone, so the part that is not the lesson (input, check, timing) is
+written out in every one: from the line `// --- Everything below is the same in every plain
+step` to the end, the files must be the same (this needs no cuobjdump), so that a fix to one
+reaches them all.
+
 Usage: scripts/plain_check.py BUILD_DIR [--cuobjdump PATH]
 Exit status: 0 every plain file matches, 1 one does not, 2 no plain program in the build,
 77 no cuobjdump to read the machine code.
@@ -29,6 +34,7 @@ sass_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sass_check)
 
 MEMORY = ("LDG", "STG", "LDS", "STS", "LDGSTS")
+TAIL = "// --- Everything below is the same in every plain step"
 
 
 def accesses(code):
@@ -62,11 +68,25 @@ def main():
     if not plains:
         print(f"plain_check: no plain program in {a.build}", file=sys.stderr)
         return 2
+    failures = []
+    root = os.path.dirname(HERE)
+    tails = {}
+    for plain in plains:
+        step = os.path.basename(os.path.dirname(plain))
+        text = open(os.path.join(root, "steps", step, "plain.cu")).read()
+        at = text.find(TAIL)
+        tails[step] = text[at:] if at >= 0 else None
+    first = next(iter(tails))
+    for step, tail in tails.items():
+        if tail is None or tail != tails[first]:
+            failures.append(f"steps/{step}/plain.cu: its part after '{TAIL}' is not "
+                            f"steps/{first}/plain.cu's")
     cuobjdump = sass_check.find_cuobjdump(a.cuobjdump)
     if not cuobjdump or not sass_check.disassembler_works(cuobjdump):
-        print("plain_check: skipped: no working cuobjdump and nvdisasm")
-        return 77
-    failures = []
+        for f in failures:
+            print(f"FAIL: {f}")
+        print("plain_check: the machine code skipped: no working cuobjdump and nvdisasm")
+        return 1 if failures else 77
     for plain in plains:
         step = os.path.basename(os.path.dirname(plain))
         exe = os.path.join(os.path.dirname(plain), step)

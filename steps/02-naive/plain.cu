@@ -40,6 +40,13 @@ static void launch(const float* in, float* out, int rows, int cols) {
   transpose_naive<<<grid, block>>>(in, out, rows, cols);
 }
 
+// The matrices the launch can cover, and what the usage line says of them.
+static bool fits(long long rows, long long cols) {
+  return rows >= 1 && (cols + 7) / 8 <= 65535;
+}
+static const char* const kFits =
+    "COLS at most 524280: the grid holds at most 65535 blocks of 8 along y";
+
 // --- Everything below is the same in every plain step: input, check, timing. ------------
 
 // How many output words differ from the CPU transpose of @p in (compared as bits).
@@ -64,11 +71,8 @@ int main(int argc, char** argv) {
     rows = whole(argv[1]);
     cols = whole(argv[2]);
   }
-  if ((argc != 1 && argc != 3) || rows < 1 || cols < 1 || (cols + 7) / 8 > 65535) {
-    std::fprintf(stderr,
-                 "usage: %s [ROWS COLS]: each at least 1, and COLS at most 524280 "
-                 "(the grid's y holds at most 65535 blocks of 8)\n",
-                 argv[0]);
+  if ((argc != 1 && argc != 3) || rows < 1 || cols < 1 || !fits(rows, cols)) {
+    std::fprintf(stderr, "usage: %s [ROWS COLS]: each at least 1, and %s\n", argv[0], kFits);
     return 2;
   }
   int devices = 0;
