@@ -151,7 +151,7 @@ struct Variant {
   /// (runs_on()). Set with needs().
   int needs_sm = 0;
   /// What its kernels use that needs_sm stands for ("cp.async", say); empty when it is 0.
-  std::string needs_what;
+  std::string needs_what = {};
 
   /// Whether this variant runs element type @p t.
   bool supports(DType t) const { return t == DType::f32 ? run_f32 != nullptr : run_f64 != nullptr; }
