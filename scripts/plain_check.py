@@ -5,8 +5,8 @@ thread of a whole tile takes (sass_check.main_path()), the same global loads and
 the same shared loads and stores, of the same widths, as many of each. So the plain file and
 the step cannot drift apart without a test failing.
 
-The step's kernel is the one its headline variant runs at 8192 x 8192 in float
-(`--explain --format json`); the plain program's is its only kernel. Both for the first
+The step's kernel is the one its headline variant (as `course/bench --list` names it) runs at
+8192 x 8192 in float (`--explain --format json`); the plain program's is its only kernel. Both for the first
 architecture the build holds.
 
 Each plain file stands alone, so the part that is not the lesson (input, check, timing) is
@@ -51,10 +51,18 @@ def accesses(code):
     return kept
 
 
-def headline(exe):
-    """The normalised name of the kernel the step's headline runs at 8192 x 8192, float."""
+def headline(build, exe):
+    """The normalised name of the kernel the step's headline variant (Step::headline, as
+    course/bench lists it) runs at 8192 x 8192, float."""
+    step = os.path.basename(exe)
+    r = subprocess.run([os.path.join(build, "course", "bench"), "--list", "--sizes", "8192",
+                        "--dtypes", "float"], capture_output=True, text=True)
+    m = re.search(rf"headline: {re.escape(step)}/(\S+) float", r.stdout)
+    if not m:
+        raise SystemExit(f"plain_check: course/bench lists no headline variant of {step}")
     r = subprocess.run([exe, "--explain", "--format", "json", "--sample", "1", "--size",
-                        "8192", "--dtype", "float"], capture_output=True, text=True)
+                        "8192", "--dtype", "float", "--variant", m.group(1)],
+                       capture_output=True, text=True)
     plan = json.loads(r.stdout.splitlines()[0])
     return sass_check.normalise(plan["kernel"])
 
@@ -97,7 +105,7 @@ def main():
             continue
         arch = archs[0]
         mine = list(sass_check.sass_kernels(cuobjdump, plain, arch).values())
-        want_name = headline(exe)
+        want_name = headline(a.build, exe)
         theirs = sass_check.sass_kernels(cuobjdump, exe, arch)
         names = sass_check.demangle(list(theirs))
         code = [c for m, c in theirs.items() if sass_check.normalise(names.get(m, m)) == want_name]
