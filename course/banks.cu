@@ -17,6 +17,7 @@
 // Run:   banks --list                       # the patterns and the analyser's predictions
 //        banks --list --format json         # the same, one JSON object a pattern
 //        banks --pattern w16-2way-quarter   # run one (under ncu, see scripts/bank_patterns.py)
+//        banks --pattern w4-ideal,w8-ideal  # run several, one launch each, in this order
 //        banks --pattern w4-ideal --warps 32 --global load
 
 #include <cuda_runtime.h>
@@ -246,13 +247,16 @@ void launch(int index, const Pattern& p, int warps, Global global, float* stream
 }
 
 int run(int argc, char** argv) {
-  std::string pattern, format = "text", global = "none";
+  std::vector<std::string> chosen;
+  std::string format = "text", global = "none";
   bool list = false;
   int device = 0, warps = 8;
   CLI::App app{"banks: shared-memory access patterns against the access analyser's bank model"};
   std::vector<std::string> names;
   for (const auto& p : patterns()) names.push_back(p.name);
-  app.add_option("-p,--pattern", pattern, "Run this pattern")->check(CLI::IsMember(names));
+  app.add_option("-p,--pattern", chosen, "Run this pattern (several: a,b, one launch each)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(names));
   app.add_option("-w,--warps", warps,
                  "Warps a block (the launch has " + std::to_string(kWarps) + " warps in all)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
@@ -265,7 +269,7 @@ int run(int argc, char** argv) {
   app.add_option("-d,--device", device, "CUDA device index")->check(tt::whole_number(0, 1023));
   app.footer("Exit status: 0 ok, 2 bad command line, 3 no CUDA device, 4 CUDA error.");
   if (!tt::parse_app(app, argc, argv, std::cout)) return tt::kExitOk;
-  if (list == !pattern.empty())
+  if (list == !chosen.empty())
     throw tt::UsageError("give either --list or --pattern NAME (--list shows the names)");
   if (format != "text" && !list) throw tt::UsageError("--format applies to --list");
 
@@ -289,9 +293,6 @@ int run(int argc, char** argv) {
 
   const tt::DeviceInfo dev = tt::select_device(device);
   (void)dev;
-  std::size_t index = 0;
-  while (patterns()[index].name != pattern) ++index;
-  const Pattern& p = patterns()[index];
   const Global g = global == "load"    ? Global::load
                    : global == "store" ? Global::store
                                        : Global::none;
@@ -299,14 +300,20 @@ int run(int argc, char** argv) {
   tt::DeviceBuffer<float> stream(g == Global::none ? 1
                                                    : static_cast<std::size_t>(kWarps) * kReps * 32);
   if (g == Global::load) TT_CUDA_CHECK(cudaMemset(stream.get(), 0, stream.bytes()));
-  const int i = static_cast<int>(index);
-  if (p.width == 4) launch<4>(i, p, warps, g, stream.get(), out.get());
-  if (p.width == 8) launch<8>(i, p, warps, g, stream.get(), out.get());
-  if (p.width == 16) launch<16>(i, p, warps, g, stream.get(), out.get());
-  TT_CHECK_LAUNCH();
-  TT_CUDA_CHECK(cudaDeviceSynchronize());
-  std::cout << p.name << ": " << kWarps / warps << " blocks of " << warps << " warps, " << kReps
-            << " stores and " << kReps << " loads a warp, global traffic: " << global << ", done\n";
+  for (const std::string& name : chosen) {  // one launch a pattern, in the order given
+    std::size_t index = 0;
+    while (patterns()[index].name != name) ++index;
+    const Pattern& p = patterns()[index];
+    const int i = static_cast<int>(index);
+    if (p.width == 4) launch<4>(i, p, warps, g, stream.get(), out.get());
+    if (p.width == 8) launch<8>(i, p, warps, g, stream.get(), out.get());
+    if (p.width == 16) launch<16>(i, p, warps, g, stream.get(), out.get());
+    TT_CHECK_LAUNCH();
+    TT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::cout << p.name << ": " << kWarps / warps << " blocks of " << warps << " warps, "
+              << kReps << " stores and " << kReps << " loads a warp, global traffic: " << global
+              << ", done\n";
+  }
   return tt::kExitOk;
 }
 

@@ -5,7 +5,7 @@ each beside the access analyser's prediction: the table that settles the bank mo
 
 For each pattern, `banks --list --format json` gives the analyser's wavefronts for one warp
 instruction, a store and a load (no GPU needed); `ncu --clock-control none` runs
-`banks --pattern NAME` and reads the shared-memory wavefronts and warp instructions of its
+`banks --pattern A,B,...` (every pattern in one run, one launch each) and reads the shared-memory wavefronts and warp instructions of its
 stores and of its loads. Each side is compared with its own prediction, and a side more than
 0.05 wavefronts an instruction away is a disagreement: the script then exits 1.
 
@@ -63,6 +63,19 @@ def disagreements(pattern, measured):
             if not abs(measured[side] - pattern[side]) <= CLOSE]
 
 
+def profile_patterns(ncu, banks, names, metrics, options=()):
+    """[{metric: value}] of the patterns @p names, one launch each, all in one run of
+    `banks --pattern A,B,...` under Nsight Compute (its start-up paid once); an entry is None
+    where the run failed or did not launch one kernel a pattern."""
+    kernels = ncu_check.profile_kernels(ncu, [banks, "--pattern", ",".join(names), *options],
+                                        metrics)
+    if kernels is None or len(kernels) != len(names):
+        print(f"bank_patterns: {len(kernels or [])} kernel(s) profiled for {len(names)} "
+              f"pattern(s): {','.join(names)}", file=sys.stderr)
+        return [None] * len(names)
+    return kernels
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
@@ -86,8 +99,8 @@ def main():
              "|---|---|---|---|---|---|"]
     metrics = sorted({m for pair in METRICS.values() for m in pair})
     failed, disagree = False, []
-    for p in patterns:
-        values = ncu_check.profile(a.ncu, [banks, "--pattern", p["pattern"]], metrics)
+    measured = profile_patterns(a.ncu, banks, [p["pattern"] for p in patterns], metrics)
+    for p, values in zip(patterns, measured):
         if not values:
             failed = True
             lines.append(f"| {p['pattern']} | {p['width']} | {p['what']} | run failed | | no |")
@@ -110,13 +123,15 @@ def main():
                   "load wavefronts/instr | load excess | global sectors / shared load | "
                   "L1 data-path wavefronts / shared load | L2-to-L1 sectors / shared load |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for name in ("w4-ideal", "w8-ideal", "w16-ideal"):
+        names = ("w4-ideal", "w8-ideal", "w16-ideal")
+        runs = {(warps, glob): profile_patterns(a.ncu, banks, names, metrics + extra,
+                                                ["--warps", str(warps), "--global", glob])
+                for warps in (1, 8, 32) for glob in ("none", "load", "store")}
+        for k, name in enumerate(names):
             p = next(q for q in patterns if q["pattern"] == name)
             for warps in (1, 8, 32):
                 for glob in ("none", "load", "store"):
-                    values = ncu_check.profile(
-                        a.ncu, [banks, "--pattern", name, "--warps", str(warps), "--global",
-                                glob], metrics + extra)
+                    values = runs[(warps, glob)][k]
                     if not values:
                         failed = True
                         lines.append(f"| {name} | {warps} | {glob} | run failed | | | | | |")

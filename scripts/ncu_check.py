@@ -49,10 +49,14 @@ The same profile reads the DRAM traffic and the kernel's duration; a second tabl
 beside the bytes the transpose must move (ncu flushes the caches before it profiles: reads
 above 1.00x are extra traffic; writes below 1.00x are lines still dirty in L2 at the end).
 
+One process a program and type profiles all of its kernels (`--variant a,b,... --once`:
+each variant's kernel once, in order, the harness's own comparison kernel left out by name):
+Nsight Compute's start-up, a few seconds, is paid once a program instead of once a kernel.
+
 With --store DIR, each profile also collects the counters that scripts/ncu_counters.py
-tabulates (COUNTERS), and is kept in DIR under the name of every variant that launches its
-kernel (store_path()), so that ncu_counters.py --store DIR reads it there instead of
-profiling the same kernel at the same shape again.
+tabulates (COUNTERS), and their values are kept in DIR under the name of every variant that
+launches the kernel (store_path()), so that ncu_counters.py --store DIR reads them there
+instead of profiling the same kernel at the same shape again.
 
 Usage: scripts/ncu_check.py BUILD_DIR [--size N] [--rows M --cols N] [--dtype float double]
                             [--markdown FILE] [--ncu ncu] [--only PROGRAM ...] [--store DIR]
@@ -308,6 +312,22 @@ def profile(ncu, command, metrics, options=()):
     return parse_raw(text)
 
 
+def profile_kernels(ncu, command, metrics, options=()):
+    """[{metric: value}] of every kernel that @p command launches, in order, under Nsight
+    Compute (clocks left alone), or None when the run failed (its stderr is printed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report_file = os.path.join(tmp, "run")
+        r = run([ncu, "--clock-control", "none", *options, "--metrics", ",".join(metrics),
+                 "--export", report_file, *command])
+        if r.returncode != 0 or not os.path.exists(report_file + ".ncu-rep"):
+            print(f"ncu failed ({r.returncode}) on {' '.join(command)}:\n{r.stderr}",
+                  file=sys.stderr)
+            return None
+        text = run([ncu, "--import", report_file + ".ncu-rep", "--csv", "--print-units",
+                    "base", "--page", "details"]).stdout
+    return [values for _, values in parse_kernels(text)]
+
+
 def report(lines, markdown):
     """Prints the table made of @p lines, and writes it to the file @p markdown if given."""
     table = "\n".join(lines)
@@ -331,24 +351,26 @@ def known_metrics(ncu, candidates):
 
 
 def store_path(store, program, variant, dtype, rows, cols):
-    """Where a profile of @p program's @p variant in @p dtype at @p rows x @p cols is kept in
-    the folder @p store: one name a variant, type and shape."""
+    """Where the counters of @p program's @p variant in @p dtype at @p rows x @p cols are kept
+    in the folder @p store: one JSON file a variant, type and shape, {metric: value}."""
     return os.path.join(store, f"{os.path.basename(program)}__{variant}__{dtype}__{rows}x{cols}"
-                               ".ncu-rep")
+                               ".json")
 
 
-def stored_values(ncu, path):
-    """{metric: value} of the one kernel in the report @p path, or None when it holds no kernel
-    or several."""
-    r = run([ncu, "--import", path, "--csv", "--print-units", "base", "--page", "details"])
-    kernels = parse_kernels(r.stdout) if r.returncode == 0 else []
-    return kernels[0][1] if len(kernels) == 1 else None
+def stored_values(path):
+    """{metric: value} kept at @p path by keep(), or None when there is none."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 
-def keep(report_file, path):
-    """Puts the report @p report_file (.ncu-rep) at @p path in the store."""
+def keep(values, path):
+    """Keeps one kernel's counter @p values at @p path in the store."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    shutil.copyfile(report_file + ".ncu-rep", path)
+    with open(path, "w") as f:
+        json.dump(values, f)
 
 
 def parse_source(text):
@@ -390,13 +412,20 @@ def parse_source(text):
     return out
 
 
-def profile_to(ncu, exe, variant, shape_args, dtype, report_file, extra=()):
-    """Profiles the one launch of `exe --variant VARIANT --once` (the metrics, @p extra ones,
-    and the source counters) into @p report_file.ncu-rep: the part that needs the GPU."""
+# The harness's comparison kernel (common/compare.cu), which follows each variant's launch:
+# not a kernel of the course, and left out of every profile.
+NOT_PROFILED = "regex:^(?!count_different)"
+
+
+def profile_group(ncu, exe, variants, shape_args, dtype, report_file, extra=()):
+    """Profiles the kernel of each of @p variants, one launch each in this order, in one run
+    of `exe --variant A,B,... --once` (the metrics, @p extra ones, and the source counters)
+    into @p report_file.ncu-rep: the part that needs the GPU."""
     metrics = sorted({m for k in KINDS for m in METRICS[k] if m} | set(DRAM)
                      | set(L1_WAVEFRONTS.values()) | set(extra))
-    target = [exe, "--variant", variant, "--dtype", dtype, "--no-compare", "--once"] + shape_args
-    r = run([ncu, "--clock-control", "none", "--launch-count", "1", "--section",
+    target = [exe, "--variant", ",".join(variants), "--dtype", dtype, "--no-compare",
+              "--once"] + shape_args
+    r = run([ncu, "--clock-control", "none", "--kernel-name", NOT_PROFILED, "--section",
              "SourceCounters", "--metrics", ",".join(metrics), "--export", report_file, *target])
     if r.returncode != 0 or not os.path.exists(report_file + ".ncu-rep"):
         raise RuntimeError(f"ncu failed on {' '.join(target)}:\n{r.stderr}\n{r.stdout}")
@@ -421,22 +450,25 @@ def launch_text(v):
     return f"({v[0]}, {v[1]}, {v[2]})"
 
 
-def read_report(ncu, report_file, plan):
-    """(measured, per_instruction, dram) from a report of profile_to(), checked against
-    @p plan, the description of the variant it ran: one kernel, with the plan's block and
-    grid (RuntimeError otherwise). Reads the details page and the source page (CPU only, so
-    it runs beside the next profile)."""
+def read_group(ncu, report_file, plans):
+    """[(measured, per_instruction, values)] from a report of profile_group(), one entry a
+    kernel, checked against @p plans, the descriptions of the variants it ran in their order:
+    one kernel each, with its plan's block and grid (RuntimeError otherwise). Reads the details
+    page once and each kernel's source page (CPU only, so it runs beside the next profile)."""
     read = [ncu, "--import", report_file + ".ncu-rep", "--csv", "--print-units", "base"]
     kernels = parse_kernels(run(read + ["--page", "details"]).stdout)
-    want = (launch_text(plan["block"]), launch_text(plan["grid"]))
-    if len(kernels) != 1 or kernels[0][0] != want or not kernels[0][1]:
+    want = [(launch_text(p["block"]), launch_text(p["grid"])) for p in plans]
+    if [k[0] for k in kernels] != want or not all(k[1] for k in kernels):
         raise RuntimeError(f"{report_file}: {[k[0] for k in kernels]} profiled, where "
-                           f"{plan['variant']} launches one kernel of block and grid {want}")
-    values = kernels[0][1]
-    source = run(read + ["--page", "source", "--print-source", "sass"])
-    per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
-    return measure_kinds(values), per_instruction, \
-        {m: values.get(m, float("nan")) for m in DRAM}
+                           f"{', '.join(p['variant'] for p in plans)} launch one kernel each, "
+                           f"of block and grid {want}")
+    out = []
+    for i, (_, values) in enumerate(kernels):
+        source = run(read + ["--launch-skip", str(i), "--launch-count", "1", "--page", "source",
+                             "--print-source", "sass"])
+        per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
+        out.append((measure_kinds(values), per_instruction, values))
+    return out
 
 
 def measure_kinds(values):
@@ -535,13 +567,15 @@ def main():
         print(f"ncu_check: no program {', '.join(missing)} with variants in {a.build}",
               file=sys.stderr)
         return 1
-    # The GPU profiles one kernel at a time (--once: the variant's only launch); the
-    # descriptions and the reading of the reports (CPU only) run beside it.
+    # The GPU profiles one program and type at a time; the descriptions and the reading of
+    # the reports (CPU only) run beside it.
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         plans = [pool.submit(description, exe, variant, shape, dtype)
                  for exe, _, variant, dtype in jobs]
-        reads, profiled = {}, {}
+        groups = {}  # (program, dtype) -> [job index], the kernels one run profiles
+        first = {}  # job index -> the index of the job whose profile it repeats
+        profiled = {}
         for i, ((exe, _, variant, dtype), plan) in enumerate(zip(jobs, plans)):
             try:
                 plan.result()
@@ -550,30 +584,50 @@ def main():
                 continue
             if plan.result():  # not an unsupported type, a library call, ...
                 # A kernel that another variant already ran with the same launch (step 11's
-                # `registers` is step 10's kernel, say) has the same counters: its profile
-                # is read once and its rows repeat it.
+                # `registers` is step 10's kernel, say) has the same counters: it is profiled
+                # once and its rows repeat that profile.
                 p = plan.result()
                 same = (p["kernel"], dtype, tuple(p["grid"]), tuple(p["block"]))
-                if same in profiled:
-                    reads[i] = reads[profiled[same]]
-                else:
-                    profiled[same] = i
-                    report_file = os.path.join(tmp, f"profile{profiled[same]}")
-                    t0 = time.monotonic()
-                    profile_to(a.ncu, exe, variant, shape, dtype, report_file, extra)
-                    print(f"profiled {os.path.basename(exe)}/{variant} {dtype} in "
-                          f"{time.monotonic() - t0:.1f} s", flush=True)
-                    reads[i] = pool.submit(read_report, a.ncu, report_file, p)
-                if a.store:  # under this variant's name too, where it repeats another's
-                    keep(os.path.join(tmp, f"profile{profiled[same]}"),
-                         store_path(a.store, exe, variant, dtype, rows, cols))
+                first[i] = profiled.setdefault(same, i)
+                if first[i] == i:
+                    groups.setdefault((exe, dtype), []).append(i)
+        reads = {}  # job index -> (future of its group's read, its place in the group)
+        for g, ((exe, dtype), members) in enumerate(groups.items()):
+            report_file = os.path.join(tmp, f"profile{g}")
+            t0 = time.monotonic()
+            try:
+                profile_group(a.ncu, exe, [jobs[i][2] for i in members], shape, dtype,
+                              report_file, extra)
+            except RuntimeError as e:
+                failures.append(str(e))
+                continue
+            print(f"profiled {os.path.basename(exe)} {dtype}, {len(members)} kernel(s), in "
+                  f"{time.monotonic() - t0:.1f} s", flush=True)
+            future = pool.submit(read_group, a.ncu, report_file,
+                                 [plans[i].result() for i in members])
+            for k, i in enumerate(members):
+                reads[i] = (future, k)
         if not profiled:
             failures.append("no kernel was profiled: nothing was checked")
-        results = {i: future.result() for i, future in reads.items()}
+        results = {}
+        for i, f in first.items():
+            if f not in reads:
+                continue  # its group's run failed, and says so
+            future, k = reads[f]
+            try:
+                results[i] = future.result()[k]
+            except RuntimeError as e:
+                if str(e) not in failures:
+                    failures.append(str(e))
+                continue
+            if a.store:  # under this variant's name too, where it repeats another's
+                exe, _, variant, dtype = jobs[i]
+                keep(results[i][2], store_path(a.store, exe, variant, dtype, rows, cols))
         for i in sorted(results):
             exe, name, variant, dtype = jobs[i]
             plan = plans[i].result()
-            measured, per_instruction, d = results[i]
+            measured, per_instruction, values = results[i]
+            d = {m: values.get(m, float("nan")) for m in DRAM}
             for kind, p, m, problems in compare(plan, measured, per_instruction):
                 unit = "sectors/req" if kind[0] == "global" else "wavefronts/instr"
                 pi, pc, ideal = p if p else (0, 0, 0)

@@ -24,8 +24,9 @@ Usage: scripts/ncu_counters.py BUILD_DIR [--sizes 8192x16384,4099x8191] [--dtype
 --also profiles more variants at the same sizes, beside the headline ones (in the given type
 only, with :DTYPE): step 11's `async-only` and `registers` side by side say what the copies
 change in how the SM waits.
---store DIR reads each kernel's counters from the profile that scripts/ncu_check.py --store DIR
-kept of it at the same shape, where there is one that holds them, instead of profiling it again.
+--store DIR reads each kernel's counters from those that scripts/ncu_check.py --store DIR kept
+of it at the same shape, where it kept them all, instead of profiling it again. The kernels
+left to profile run one program, type and shape at a time, all its variants in one run.
 --list prints the commands it would profile and exits (no GPU, no ncu needed).
 Exit status: 0 all profiled (or listed), 1 a run failed, 2 bad usage.
 """
@@ -138,30 +139,52 @@ def main():
     lines += ["| kernel | type | matrix | " + " | ".join(h for h, _ in columns) + " |",
               "|---|---|---|" + "---|" * len(columns)]
     failed = False
-    reused = 0
-    for job in jobs:
-        values = None
+    values = {}  # job index -> {metric: value}
+    for k, job in enumerate(jobs):
         if a.store:
             exe, name, dtype, rows, cols = job
             path = ncu_check.store_path(a.store, exe, name.split("/", 1)[1], dtype, rows, cols)
-            if os.path.exists(path):
-                values = ncu_check.stored_values(a.ncu, path)
-                if values is not None and all(m in values for _, m in columns):
-                    reused += 1
-                else:  # a profile without these counters: profile the kernel for them
-                    print(f"ncu_counters: {path} lacks some counters; profiling again")
-                    values = None
-        if values is None:
-            values = ncu_check.profile(a.ncu, command(job), [m for _, m in columns],
-                                       ["--launch-count", "1"])
+            kept = ncu_check.stored_values(path)
+            if kept is not None and all(m in kept for _, m in columns):
+                values[k] = kept
+            elif kept is not None:  # kept without these counters: profile the kernel for them
+                print(f"ncu_counters: {path} lacks some counters; profiling again")
+    reused = len(values)
+    # The rest, one run a program, type and shape for all its variants (Nsight Compute's
+    # start-up paid once), where each variant launches one kernel; one run a variant where
+    # the kernels do not pair up with the variants (a library call may launch several).
+    groups = {}
+    for k, job in enumerate(jobs):
+        if k not in values:
+            exe, name, dtype, rows, cols = job
+            groups.setdefault((exe, dtype, rows, cols), []).append(k)
+    metrics = [m for _, m in columns]
+    for (exe, dtype, rows, cols), members in groups.items():
+        # The program runs its variants in its own order, that of --list.
+        listing = subprocess.run([exe, "--list"], capture_output=True, text=True).stdout
+        order = [line.split(":")[0].split(" ")[0] for line in listing.splitlines()]
+        variant = lambda k: jobs[k][1].split("/", 1)[1]  # noqa: E731
+        members.sort(key=lambda k: order.index(variant(k)) if variant(k) in order else -1)
+        variants = [variant(k) for k in members]
+        run = command((exe, "/" + ",".join(variants), dtype, rows, cols))
+        kernels = ncu_check.profile_kernels(a.ncu, run, metrics,
+                                            ["--kernel-name", ncu_check.NOT_PROFILED])
+        if kernels is not None and len(kernels) == len(members):
+            values.update(zip(members, kernels))
+            continue
+        for k in members:
+            one = ncu_check.profile(a.ncu, command(jobs[k]), metrics, ["--launch-count", "1"])
+            if one:
+                values[k] = one
+    for k, job in enumerate(jobs):
         head = f"| {job[1]} | {job[2]} | {job[3]} x {job[4]} |"
-        if not values:
+        if not values.get(k):
             failed = True
             lines.append(head + " run failed |" + " |" * (len(columns) - 1))
             continue
         cells = []
         for _, m in columns:
-            v = values.get(m)
+            v = values[k].get(m)
             cells.append("-" if v is None else f"{v * SCALE.get(m, 1.0):.1f}")
         lines.append(head + " " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)

@@ -180,16 +180,23 @@ def fake_run(details_text):
 saved = nc.run
 try:
     nc.run = fake_run(details)
-    measured, per_instruction, dram = nc.read_report("ncu", "r", one)
-    check(dram["dram__bytes_read.sum"] == 1000.0
+    [(measured, per_instruction, values)] = nc.read_group("ncu", "r", [one])
+    check(values["dram__bytes_read.sum"] == 1000.0
           and measured[("global", "load", False)]["instructions"] == 7.0 and per_instruction,
           "the report of the variant's kernel is read")
-    for what, text, p in [("two kernels", details + second, one),
-                          ("another grid", details, dict(one, grid=[5, 4, 1])),
-                          ("no kernel", head, one)]:
+    nc.run = fake_run(details + second)
+    both = nc.read_group("ncu", "r", [one, dict(one, variant="b", block=[32, 32, 1],
+                                                   grid=[4, 4, 1])])
+    check([v["dram__bytes_read.sum"] for _, _, v in both] == [1000.0, 2000.0],
+          "two variants' kernels read in order")
+    for what, text, p in [("two kernels", details + second, [one]),
+                          ("another grid", details, [dict(one, grid=[5, 4, 1])]),
+                          ("no kernel", head, [one]),
+                          ("the kernels in another order", second + details,
+                           [one, dict(one, variant="b", block=[32, 32, 1], grid=[4, 4, 1])])]:
         nc.run = fake_run(text)
         try:
-            nc.read_report("ncu", "r", p)
+            nc.read_group("ncu", "r", p)
             check(False, f"a report of {what} is refused")
         except RuntimeError:
             pass
