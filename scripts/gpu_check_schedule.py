@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the parts of the GPU check (scripts/gpu-check.sh) concurrently: one part on each GPU
-at a time, and the parts that need no GPU beside them, then writes the check's summary.
+"""Runs the parts of the GPU check (scripts/gpu-check.sh) concurrently, spread over the GPUs,
+and the parts that need no GPU beside them, then writes the check's summary.
 
 A part is one command, `PART_COMMAND... NAME` (scripts/gpu-check.sh --part BUILD OUT NAME),
 run with CUDA_VISIBLE_DEVICES set to its GPU (to nothing for a part that needs none), its own
@@ -10,8 +10,9 @@ TMPDIR, and its output in OUT/parts/NAME.log. It writes its own result lines ("o
 
 The order: a part starts once every part it comes after (PARTS' `after`, when both run) has
 ended; among the parts ready, the one with the longest path of estimated seconds to the end
-of the check goes first. A GPU runs one part at a time, so a part that times something never
-shares its GPU with another part. A part still running after its time limit, or at the
+of the check goes first. A part that times or counts something (the bench, Nsight Compute)
+has its GPU to itself; the parts that do neither (the tests and the sanitizer, SHARING) may
+run beside each other, up to SHARE on one GPU. A part still running after its time limit, or at the
 deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
@@ -24,7 +25,7 @@ Usage: scripts/gpu_check_schedule.py --out OUT --gpus 0,1,2,3 [--parts "tests nc
            [--deadline S] [--cpu-slots N] [--commit C] [--device D] [--table FILE]
            -- PART_COMMAND...
 --table FILE replaces the table of parts by a JSON list of {name, gpu, estimate, after,
-limit} (the test of the schedule uses it; without limit, a part's limit is worked out as for
+limit, shares} (the test of the schedule uses it; without limit, a part's limit is worked out as for
 the table's own). --list prints the parts and groups and exits.
 Exit status: 0 every part ok or skipped, 1 a part failed, timed out or did not run, 2 bad
 usage (an unknown part, no GPU for a GPU part, no part command).
@@ -75,6 +76,12 @@ PARTS = [
 ]
 LIMIT_FACTOR = 5
 MIN_LIMIT = 300
+# The parts that time nothing and count nothing on the GPU (the tests and the sanitizer): they
+# may run beside each other, at most SHARE at once on one GPU, and never beside a part that
+# times or counts (every other GPU part), which has its GPU to itself.
+SHARING = {"hostile", "gpu-tests", "sanitizer-memcheck", "sanitizer-racecheck",
+           "sanitizer-synccheck", "sanitizer-initcheck"}
+SHARE = 3
 # The names that stand for several parts: the parts of earlier versions of the check.
 GROUPS = {
     "tests": ["cpu-tests", "hostile", "gpu-tests", "lab"],
@@ -89,9 +96,10 @@ GROUPS = {
 
 
 class Part:
-    def __init__(self, name, gpu, estimate, after=(), limit=None):
+    def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None):
         self.name, self.gpu, self.estimate = name, bool(gpu), float(estimate)
         self.after = tuple(after)
+        self.shares = self.gpu and (name in SHARING if shares is None else bool(shares))
         self.limit = float(limit) if limit is not None else max(MIN_LIMIT,
                                                                   LIMIT_FACTOR * self.estimate)
         self.state = "waiting"  # waiting, running, ok, skip, FAIL, not run
@@ -106,8 +114,8 @@ def load_table(path):
         return [Part(*row) for row in PARTS]
     with open(path) as f:
         rows = json.load(f)
-    return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r.get("limit"))
-            for r in rows]
+    return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r.get("limit"),
+                 r.get("shares", False)) for r in rows]
 
 
 def expand(words, table):
@@ -165,8 +173,18 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
     rank = priorities(parts)
     chosen = {p.name for p in parts}
     t0 = time.monotonic()
-    free_gpus = list(gpus)
+    holders = {g: [] for g in gpus}  # the parts running on each GPU
     free_cpu = cpu_slots
+
+    def place(p):
+        """A GPU for @p p now, or None: a part that times or counts takes an idle GPU; one
+        that shares joins other sharing parts (fewer than SHARE), or else takes an idle GPU."""
+        if p.shares:
+            for g in gpus:
+                if holders[g] and len(holders[g]) < SHARE and all(q.shares for q in holders[g]):
+                    return g
+        return next((g for g in gpus if not holders[g]), None)
+
     while True:
         now = time.monotonic() - t0
         # Ended, timed out, or past the deadline.
@@ -190,8 +208,7 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
             p.end = time.monotonic() - t0
             p.proc = None
             if p.gpu:
-                free_gpus.append(p.where)
-                free_gpus.sort(key=gpus.index)
+                holders[p.where].remove(p)
             else:
                 free_cpu += 1
             log(f"gpu-check: {p.name} {p.state}{' (' + p.why + ')' if p.why else ''} "
@@ -208,8 +225,9 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
         ready = [p for p in waiting if all(a in done or a not in chosen for a in p.after)]
         ready.sort(key=lambda p: (-rank[p.name], parts.index(p)))
         for p in ready:
-            if p.gpu and free_gpus:
-                p.where = free_gpus.pop(0)
+            if p.gpu and place(p) is not None:
+                p.where = place(p)
+                holders[p.where].append(p)
             elif not p.gpu and free_cpu > 0:
                 free_cpu -= 1
                 p.where = "CPU"
@@ -300,7 +318,8 @@ def main(argv=None):
     if a.list:
         for p in table:
             after = f", after {' '.join(p.after)}" if p.after else ""
-            print(f"{p.name}: {'GPU' if p.gpu else 'no GPU'}, about {p.estimate:.0f} s alone, "
+            kind = "GPU, shared" if p.shares else "GPU" if p.gpu else "no GPU"
+            print(f"{p.name}: {kind}, about {p.estimate:.0f} s alone, "
                   f"limit {p.limit:.0f} s{after}")
         for g, names in GROUPS.items():
             print(f"group {g}: {' '.join(names)}")

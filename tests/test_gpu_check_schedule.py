@@ -91,8 +91,8 @@ with tempfile.TemporaryDirectory() as d:
         journal = os.path.join(out, "journal")
         tpath = os.path.join(out, "table.json")
         with open(tpath, "w") as f:
-            json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l)
-                       for n, g, e, a, l in table], f)
+            json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l,
+                            shares=bool(more and more[0])) for n, g, e, a, l, *more in table], f)
         t0 = time.time()
         try:
             r = subprocess.run([sys.executable, schedule, "--out", out, "--gpus", gpus,
@@ -208,6 +208,28 @@ with tempfile.TemporaryDirectory() as d:
     r, _, _, _, _ = run([("a_sleep-0.1", True, 1, (), 10)], gpus="")
     check(r.returncode == 2 and "no GPU" in r.stderr, "GPU parts and no GPU is bad usage",
           r.stderr)
+
+    # 1b. Parts that share: on one GPU, up to three sharing parts run at once, and a part that
+    #     times never runs beside any; the sharing parts overlap (the check is shorter).
+    table = [("s1_sleep-0.6", True, 60, (), 30, True), ("s2_sleep-0.6", True, 60, (), 30, True),
+             ("s3_sleep-0.6", True, 60, (), 30, True), ("s4_sleep-0.6", True, 60, (), 30, True),
+             ("t1_sleep-0.3", True, 70, (), 30), ("t2_sleep-0.3", True, 10, (), 30)]
+    r, rows, text, out, took = run(table, gpus="0")
+    check(r.returncode == 0 and len(rows) == len(table), "sharing parts run, each once",
+          r.stderr + r.stdout)
+    at_once = lambda x, y: x[2] < y[3] - 0.02 and y[2] < x[3] - 0.02  # noqa: E731
+    beside_timer = [(x[0], y[0]) for x in rows for y in rows if x is not y
+                    and x[0].startswith("t") and at_once(x, y)]
+    check(not beside_timer, "a part that times has its GPU to itself", str(beside_timer))
+    most = max(sum(1 for y in rows if y[0].startswith("s") and y[2] <= x[2] < y[3])
+               for x in rows if x[0].startswith("s"))
+    check(most == 3, f"up to three sharing parts at once on one GPU ({most})", str(rows))
+    check(took < 2.6, f"the sharing parts overlap: {took:.1f} s for 3 s of parts one by one")
+    listing = subprocess.run([sys.executable, schedule, "--list"], capture_output=True,
+                             text=True).stdout
+    check("sanitizer-racecheck: GPU, shared" in listing and "bench: GPU," in listing
+          and "bench: GPU, shared" not in listing,
+          "the sanitizer shares its GPU; the bench does not")
 
     # 7. The real table: every part gpu-check.sh defines is scheduled, and nothing else;
     #    groups name parts of the table; every `after` names a part.
