@@ -335,11 +335,13 @@ def main_path(code, ops=None):
     """(instructions, stored bytes) of the path a whole tile's thread takes: from the first
     instruction, every conditional branch not taken (the compiler lays out the check-free,
     seam-free path of the course's tiled kernels as the fall-through) and every unconditional
-    one taken, to the first unconditional EXIT. The path remembers what it assumed: a branch
+    one taken, to the first EXIT it takes. The path remembers what it assumed: a branch
     "@P0 BRA" not taken means P0 is false, so a later "@P0" instruction is skipped and a
     "@!P0" one runs, until an instruction writes P0 again; a predicate it knows nothing of is
     taken as true where it first guards an instruction, so that the two arms of if-converted
-    code ("@P1 LDG ...; @!P1 LDG ...") are not both counted. Its instructions are what such a
+    code ("@P1 LDG ...; @!P1 LDG ...") are not both counted, and a branch or EXIT whose
+    predicate the path already holds true is taken ("@!P0 LDG ...; @!P0 BRA" past the checked
+    copy of the same loads). Its instructions are what such a
     thread issues (the loops are unrolled: the path is straight); stored bytes are its global
     stores' widths added up, so instructions / (stored bytes / element size) is the
     instructions an element. None when the walk meets a backward branch (a loop) or runs off
@@ -364,10 +366,14 @@ def main_path(code, ops=None):
         count += 1
         if ops is not None:
             ops.append(op)
-        if pred and branch:  # not taken: its predicate is false on this path
-            known[pred[0]] = not pred[1]
-            i += 1
-            continue
+        if pred and branch:
+            reg, sense = pred
+            if known.get(reg) != sense:  # not taken: its predicate is false on this path
+                known[reg] = not sense
+                i += 1
+                continue
+            # Taken: the path already assumed its predicate true (a check-free path whose
+            # instructions carry the same predicate as the branch past the checked one).
         if op.startswith("STG"):
             stored += width(op)
         operands = re.sub(r"^@!?U?P\w+\s+", "", text).split(" ", 1)[1:]

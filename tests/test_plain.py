@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs every plain CUDA file of the steps (BUILD/steps/NN-name/NN-name-plain) on awkward
 shapes, on the GPU: each run checks its output bit for bit against a CPU transpose and exits
-0 only when it is exact. Shapes: 1 x 1, single rows and columns, primes, non-square, and
-sizes on both sides of the tile widths.
+0 only when it is exact. Shapes: 1 x 1, single rows and columns, primes, non-square, sizes on
+both sides of the tile widths, and sides that are multiples of 4 in partial tiles (the
+16-byte paths).
 
 Usage: test_plain.py BUILD_DIR [--large]
 --large adds a matrix past 2^31 elements (46349 x 46349 float: 8.6 GB each way, with the CPU
@@ -15,7 +16,8 @@ import subprocess
 import sys
 
 SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 3), (17, 83), (83, 17), (31, 33), (33, 31),
-          (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099)]
+          (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099),
+          (36, 100), (132, 68), (4100, 8196)]
 LARGE = [(46349, 46349)]
 
 build = sys.argv[1]

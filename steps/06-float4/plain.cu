@@ -1,0 +1,173 @@
+// Step 06 in plain CUDA: step 05's kernel with 16-byte global accesses, in float (06-float4's
+// headline variant, padded). A thread loads one float4 of a tile row and stores one float4 of
+// an output row: a block of 8 x 32 threads moves a 32 x 32 tile in one pass. The tile keeps
+// step 04's padding, so a float4 goes into it as four scalar stores, and comes out of it as
+// four scalar loads down a column, conflict-free.
+//
+// No course code: build it alone with
+//   nvcc -O3 -arch=sm_90 plain.cu -o 06-float4-plain
+// and run `06-float4-plain [ROWS COLS]` (default 8192 8192). It checks the output bit for bit
+// against a CPU transpose, after the first launch and after the timed ones, and reports the
+// median of 50 launches timed with CUDA events.
+// Exit status: 0 exact, 1 wrong, 2 bad input, 3 no CUDA device, 4 a CUDA error.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CUDA_CHECK(call)                                                               \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(4);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+// Each block moves one 32 x 32 tile with 8 x 32 threads. Thread (x, y) loads the float4 at
+// tile row y, columns 4x .. 4x + 3, and stores its four elements into the padded tile; after
+// the barrier it reads four elements down tile columns 4x .. 4x + 3 at row y, which are
+// output-tile row y, columns 4x .. 4x + 3, and stores them as one float4. A float4 lies wholly
+// inside or wholly outside the matrix, since both sides are multiples of 4 on this path.
+__global__ void transpose_float4(const float* __restrict__ in, float* __restrict__ out,
+                                 int rows, int cols) {
+  __shared__ float tile[32][33];
+  const int x = threadIdx.x, y = threadIdx.y;
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // the tile's first input row, column
+  if (r0 + y < rows && c0 + 4 * x < cols) {
+    const float4 v = *reinterpret_cast<const float4*>(&in[int64_t(r0 + y) * cols + c0 + 4 * x]);
+    tile[y][4 * x] = v.x;
+    tile[y][4 * x + 1] = v.y;
+    tile[y][4 * x + 2] = v.z;
+    tile[y][4 * x + 3] = v.w;
+  }
+  __syncthreads();
+  if (c0 + y < cols && r0 + 4 * x < rows) {
+    const float4 w = {tile[4 * x][y], tile[4 * x + 1][y], tile[4 * x + 2][y], tile[4 * x + 3][y]};
+    *reinterpret_cast<float4*>(&out[int64_t(c0 + y) * rows + r0 + 4 * x]) = w;
+  }
+}
+
+// Where a side is not a multiple of 4, a float4 would straddle two rows: step 05's kernel,
+// four elements a thread with 32 x 8 threads, moves the matrix instead.
+__global__ void transpose_fallback(const float* __restrict__ in, float* __restrict__ out,
+                                   int rows, int cols) {
+  __shared__ float tile[32][33];
+  const int x = threadIdx.x, y = threadIdx.y;
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;   // the tile's first input row, column
+  const bool whole = r0 + 32 <= rows && c0 + 32 <= cols;  // the same for the whole block
+  float v[4];
+  if (whole) {
+#pragma unroll
+    for (int p = 0; p < 4; ++p) v[p] = in[int64_t(r0 + y + 8 * p) * cols + c0 + x];
+#pragma unroll
+    for (int p = 0; p < 4; ++p) tile[y + 8 * p][x] = v[p];
+  } else {
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (r0 + y + 8 * p < rows && c0 + x < cols)
+        v[p] = in[int64_t(r0 + y + 8 * p) * cols + c0 + x];
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (r0 + y + 8 * p < rows && c0 + x < cols) tile[y + 8 * p][x] = v[p];
+  }
+  __syncthreads();
+  // The output tile: rows c0 + y + 8 p, columns r0 + x, read down the tile's columns.
+#pragma unroll
+  for (int p = 0; p < 4; ++p)
+    if (whole || (c0 + y + 8 * p < cols && r0 + x < rows))
+      out[int64_t(c0 + y + 8 * p) * rows + r0 + x] = tile[x][y + 8 * p];
+}
+
+static void launch(const float* in, float* out, int rows, int cols) {
+  const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  if (rows % 4 == 0 && cols % 4 == 0)  // cudaMalloc's pointers are 256-byte aligned
+    transpose_float4<<<grid, dim3(8, 32)>>>(in, out, rows, cols);
+  else
+    transpose_fallback<<<grid, dim3(32, 8)>>>(in, out, rows, cols);
+}
+
+// The matrices the launch can cover, and what the usage line says of them.
+static bool fits(long long rows, long long cols) {
+  return cols >= 1 && (rows + 31) / 32 <= 65535;
+}
+static const char* const kFits =
+    "ROWS at most 2097120: the grid holds at most 65535 blocks of 32 along y";
+
+// --- Everything below is the same in every plain step: input, check, timing. ------------
+
+// How many output words differ from the CPU transpose of @p in (compared as bits).
+static int64_t wrong_words(const std::vector<uint32_t>& in, const std::vector<uint32_t>& out,
+                           int rows, int cols) {
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) wrong += out[c * rows + r] != in[r * cols + c];
+  return wrong;
+}
+
+// A whole number from 1 to 2^31 - 1, or -1.
+static long long whole(const char* s) {
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  return (end != s && *end == '\0' && v >= 1 && v <= 2147483647) ? v : -1;
+}
+
+int main(int argc, char** argv) {
+  long long rows = 8192, cols = 8192;
+  if (argc == 3) {
+    rows = whole(argv[1]);
+    cols = whole(argv[2]);
+  }
+  if ((argc != 1 && argc != 3) || rows < 1 || cols < 1 || !fits(rows, cols)) {
+    std::fprintf(stderr, "usage: %s [ROWS COLS]: each at least 1, and %s\n", argv[0], kFits);
+    return 2;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "%s: no CUDA device\n", argv[0]);
+    return 3;
+  }
+  const size_t n = size_t(rows) * size_t(cols), bytes = n * sizeof(float);
+  std::vector<uint32_t> in(n), out(n);
+  for (size_t i = 0; i < n; ++i) in[i] = uint32_t(i * 2654435761u) ^ uint32_t(i >> 32);
+  float *d_in, *d_out;
+  CUDA_CHECK(cudaMalloc(&d_in, bytes));
+  CUDA_CHECK(cudaMalloc(&d_out, bytes));
+  CUDA_CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+
+  // Poison the output, run once, check: an element the kernel forgets to write is caught.
+  CUDA_CHECK(cudaMemset(d_out, 0xFF, bytes));
+  launch(d_in, d_out, int(rows), int(cols));
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  int64_t wrong = wrong_words(in, out, int(rows), int(cols));
+
+  // 10 launches to warm up, then 50, each between its own pair of events: the median.
+  std::vector<float> ms(50);
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 10; ++i) launch(d_in, d_out, int(rows), int(cols));
+  for (float& t : ms) {
+    CUDA_CHECK(cudaEventRecord(start));
+    launch(d_in, d_out, int(rows), int(cols));
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+  }
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  wrong += wrong_words(in, out, int(rows), int(cols));
+  std::nth_element(ms.begin(), ms.begin() + 25, ms.end());
+  const double gbps = 2.0 * double(bytes) / (ms[25] * 1e-3) / 1e9;
+  std::printf("%s: %lld x %lld float: %s, %.1f GB/s (median of 50 launches)\n", argv[0], rows, cols,
+              wrong ? "WRONG" : "exact", gbps);
+  if (wrong) std::printf("%lld words differ from the CPU transpose\n", (long long)wrong);
+  CUDA_CHECK(cudaFree(d_in));
+  CUDA_CHECK(cudaFree(d_out));
+  return wrong ? 1 : 0;
+}
