@@ -190,6 +190,8 @@ print(r['sms'], r['ns_per_load'])" "$OUT/latency.csv")
         --markdown "$OUT/banks.md" ;;
     sanitizer-*)  # logs and a table in OUT_DIR/sanitize
       export TOOLS=${NAME#sanitizer-}
+      # A quarter of the cores each: the four tools' parts may run at once beside the others.
+      export JOBS=${JOBS:-$(( $(nproc) >= 16 ? $(nproc) / 4 : 4 ))}
       step "compute-sanitizer $TOOLS" \
         "$ROOT/scripts/sanitize.sh" "$BUILD" "$OUT/sanitize" ;;
     proofs)

@@ -569,30 +569,37 @@ def main():
         return 1
     # The GPU profiles one program and type at a time; the descriptions and the reading of
     # the reports (CPU only) run beside it.
-    with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(8, os.cpu_count() or 4)) as pool:
         plans = [pool.submit(description, exe, variant, shape, dtype)
                  for exe, _, variant, dtype in jobs]
-        groups = {}  # (program, dtype) -> [job index], the kernels one run profiles
+        groups = {}  # (program, dtype) -> [job index], the kernels one run may profile
+        for i, (exe, _, _, dtype) in enumerate(jobs):
+            groups.setdefault((exe, dtype), []).append(i)
         first = {}  # job index -> the index of the job whose profile it repeats
         profiled = {}
-        for i, ((exe, _, variant, dtype), plan) in enumerate(zip(jobs, plans)):
-            try:
-                plan.result()
-            except RuntimeError as e:  # a description that failed describes nothing
-                failures.append(str(e))
-                continue
-            if plan.result():  # not an unsupported type, a library call, ...
+        reads = {}  # job index -> (future of its group's read, its place in the group)
+        # A group is profiled as soon as its own descriptions are ready, while the later
+        # groups' are still being made.
+        for g, ((exe, dtype), candidates) in enumerate(groups.items()):
+            members = []
+            for i in candidates:
+                try:
+                    p = plans[i].result()
+                except RuntimeError as e:  # a description that failed describes nothing
+                    failures.append(str(e))
+                    continue
+                if not p:  # an unsupported type, a library call, ...
+                    continue
                 # A kernel that another variant already ran with the same launch (step 11's
                 # `registers` is step 10's kernel, say) has the same counters: it is profiled
                 # once and its rows repeat that profile.
-                p = plan.result()
                 same = (p["kernel"], dtype, tuple(p["grid"]), tuple(p["block"]))
                 first[i] = profiled.setdefault(same, i)
                 if first[i] == i:
-                    groups.setdefault((exe, dtype), []).append(i)
-        reads = {}  # job index -> (future of its group's read, its place in the group)
-        for g, ((exe, dtype), members) in enumerate(groups.items()):
+                    members.append(i)
+            if not members:
+                continue
             report_file = os.path.join(tmp, f"profile{g}")
             t0 = time.monotonic()
             try:

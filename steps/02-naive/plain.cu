@@ -49,12 +49,16 @@ static const char* const kFits =
 
 // --- Everything below is the same in every plain step: input, check, timing. ------------
 
-// How many output words differ from the CPU transpose of @p in (compared as bits).
+// How many output words differ from the CPU transpose of @p in (compared as bits). It walks
+// 64 input rows at a time, so that both matrices are read a cache line at a time: a 2^31
+// element matrix is checked in seconds, not minutes.
 static int64_t wrong_words(const std::vector<uint32_t>& in, const std::vector<uint32_t>& out,
                            int rows, int cols) {
   int64_t wrong = 0;
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) wrong += out[c * rows + r] != in[r * cols + c];
+  for (int64_t r0 = 0; r0 < rows; r0 += 64)
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t r = r0; r < std::min<int64_t>(r0 + 64, rows); ++r)
+        wrong += out[c * rows + r] != in[r * cols + c];
   return wrong;
 }
 
