@@ -23,9 +23,16 @@ Two kinds of block, each between a marker line and `<!-- end -->`:
       type=float shape=8192 x 8192, written with underscores for spaces), as a Markdown
       table. Needs cuobjdump too.
 
-It also checks the pages' source listings (`\\dontinclude FILE` followed by `\\skip`,
-`\\until`, `\\line` or `\\skipline` PATTERN, read from steps/): every pattern must be found,
-in order, in its file; Doxygen itself prints what follows silently when one is not.
+  <!-- listing: FILE | COMMAND PATTERN | ... -->
+      lines of steps/FILE as a fenced C++ block, picked as Doxygen's \\dontinclude picks them:
+      `skip P` moves to the next line holding P, `until P` shows the lines from there to the
+      next one holding P, `line P` shows the next line holding P, `skipline P` both moves
+      there and shows it; "// ..." marks lines left out between two shown. Every pattern must
+      be found, in order. So a chapter shows its code wherever it is read, Markdown included,
+      and the block fails the check when the source moves on.
+
+It also checks any remaining Doxygen listing (`\\dontinclude FILE` followed by the same
+commands) in the same way; Doxygen itself prints what follows silently when one is not.
 
 Usage: scripts/doc_outputs.py [--check] BUILD_DIR PAGE.md ...
 Exit status: 0 all written or current, 1 a block is out of date (with --check) or its command
@@ -43,7 +50,7 @@ spec = importlib.util.spec_from_file_location("sass_check", os.path.join(HERE, "
 sass_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sass_check)
 
-BLOCK = re.compile(r"^<!-- (output|sass|sasscheck): (.*?) -->\n(.*?)^<!-- end -->\n",
+BLOCK = re.compile(r"^<!-- (output|sass|sasscheck|listing): (.*?) -->\n(.*?)^<!-- end -->\n",
                    re.M | re.S)
 FENCE = "```\n"  # a fenced block: Doxygen reads it verbatim (no @ or \\ commands inside)
 
@@ -109,30 +116,66 @@ def sass_block(build, spec, cuobjdump):
     return FENCE + "".join(l + "\n" for l in body) + FENCE
 
 
-def check_listings(page, text, root):
-    """Problems with the \\dontinclude listings of @p text (files under @p root)."""
-    problems, lines, cursor, name = [], None, 0, None
-    for raw in text.splitlines():
-        m = re.match(r"\\(dontinclude|skip|until|line|skipline)\s+(.*)$", raw.strip())
-        if not m:
-            continue
-        cmd, arg = m.group(1), m.group(2).strip()
-        if cmd == "dontinclude":
-            name, cursor = arg, 0
-            path = os.path.join(root, arg)
-            lines = open(path).read().splitlines() if os.path.exists(path) else None
-            if lines is None:
-                problems.append(f"{page}: \\dontinclude {arg}: no such file under steps/")
-            continue
-        if lines is None:
-            continue
+def pick_source(lines, commands):
+    """The lines that @p commands ([(command, pattern)], Doxygen's \\dontinclude commands)
+    show of @p lines, with "// ..." where lines are left out between two shown; ValueError
+    naming the first pattern not found."""
+    shown, cursor, last = [], 0, None
+    for cmd, arg in commands:
         start = cursor + (1 if cmd in ("line", "skipline") and cursor else 0)
         found = next((i for i in range(start, len(lines)) if arg in lines[i]), None)
         if found is None:
-            problems.append(f"{page}: \\{cmd} {arg}: not found in {name} after line {cursor + 1}")
-            lines = None
-            continue
+            raise ValueError(f"{cmd} {arg}: not found after line {cursor + 1}")
+        if cmd == "until":
+            span = range(cursor, found + 1)
+        elif cmd in ("line", "skipline"):
+            span = range(found, found + 1)
+        else:
+            span = range(0)
+        for i in span:
+            if last is not None and i > last + 1:
+                shown.append("// ...")
+            shown.append(lines[i])
+            last = i
         cursor = found + (1 if cmd in ("until", "line", "skipline") else 0)
+    return shown
+
+
+def listing_block(root, spec):
+    name, *parts = [w.strip() for w in spec.split(" | ")]
+    path = os.path.join(root, name)
+    if not os.path.exists(path):
+        raise RuntimeError(f"no file {name} under steps/")
+    commands = [tuple(p.split(None, 1)) for p in parts]
+    if not commands or any(len(c) != 2 or c[0] not in ("skip", "until", "line", "skipline")
+                           for c in commands):
+        raise RuntimeError("expected FILE | COMMAND PATTERN | ... (skip, until, line, skipline)")
+    try:
+        body = pick_source(open(path).read().splitlines(), commands)
+    except ValueError as e:
+        raise RuntimeError(f"{name}: {e}") from None
+    return "```cpp\n" + "".join(l + "\n" for l in body) + "```\n"
+
+
+def check_listings(page, text, root):
+    """Problems with the \\dontinclude listings of @p text (files under @p root)."""
+    groups = []  # [file name, [(command, pattern)]]
+    for raw in text.splitlines():
+        m = re.match(r"\\(dontinclude|skip|until|line|skipline)\s+(.*)$", raw.strip())
+        if m and m.group(1) == "dontinclude":
+            groups.append([m.group(2).strip(), []])
+        elif m and groups:
+            groups[-1][1].append((m.group(1), m.group(2).strip()))
+    problems = []
+    for name, commands in groups:
+        path = os.path.join(root, name)
+        if not os.path.exists(path):
+            problems.append(f"{page}: \\dontinclude {name}: no such file under steps/")
+            continue
+        try:
+            pick_source(open(path).read().splitlines(), commands)
+        except ValueError as e:
+            problems.append(f"{page}: \\{e} in {name}")
     return problems
 
 
@@ -177,6 +220,8 @@ def main():
                     return m.group(0)
                 if kind == "output":
                     new = output_block(a.build, spec)
+                elif kind == "listing":
+                    new = listing_block(os.path.join(os.path.dirname(HERE), "steps"), spec)
                 elif kind == "sass":
                     new = sass_block(a.build, spec, cuobjdump)
                 else:

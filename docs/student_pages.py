@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Writes the pages of the student's edition: each page as it is, but for its source listings
+(`<!-- listing: FILE | ... -->` blocks, scripts/doc_outputs.py), which are drawn again from
+the steps as the student receives them, each exercise's region holding its stub
+(lab/student_tree.cmake). The pages keep their places relative to the project's root, so that
+their links to each other still hold.
+
+Usage: docs/student_pages.py PROJECT_ROOT STUDENT_STEPS OUT_DIR PAGE...
+Exit status: 0 written, 1 a listing's file or pattern is not found in STUDENT_STEPS.
+"""
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "doc_outputs", os.path.join(HERE, "..", "scripts", "doc_outputs.py"))
+doc_outputs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(doc_outputs)
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__.split("\n\n")[-2], file=sys.stderr)
+        return 2
+    root, steps, out, pages = argv[0], argv[1], argv[2], argv[3:]
+    failed = []
+
+    def render(m):
+        if m.group(1) != "listing":
+            return m.group(0)
+        try:
+            body = doc_outputs.listing_block(steps, m.group(2))
+        except RuntimeError as e:
+            failed.append(f"{page}: {e}")
+            return m.group(0)
+        return f"<!-- listing: {m.group(2)} -->\n{body}<!-- end -->\n"
+
+    for page in pages:
+        with open(page) as f:
+            text = doc_outputs.BLOCK.sub(render, f.read())
+        target = os.path.join(out, os.path.relpath(os.path.abspath(page), os.path.abspath(root)))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w") as f:
+            f.write(text)
+    for f in failed:
+        print("FAIL:", f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
