@@ -200,8 +200,12 @@ std::optional<BenchOptions> parse(int argc, char** argv) {
       "Exit status: 0 ok, 1 wrong result, 2 bad command line, 3 no CUDA device, 4 CUDA error, "
       "5 out of memory.");
 
-  std::vector<std::string> sizes = {"1024",       "2048",      "4096",       "8192",     "16384",
-                                    "8192x16384", "4099x8191", "12345x6789", "8191x4099"};
+  // Powers of two, odd shapes, and tall and wide odd ones (a side 8 and 13 times the other:
+  // many rows of a few thousand columns, as activations and batches of records are).
+  std::vector<std::string> sizes = {"1024",       "2048",       "4096",       "8192",
+                                    "16384",      "8192x16384", "4099x8191",  "12345x6789",
+                                    "8191x4099",  "24001x2999", "2999x24001", "40009x3001",
+                                    "3001x40009"};
   std::vector<std::string> dtypes = {"float", "double"};
   app.add_option("-s,--sizes", sizes, "Matrices: N (square) or ROWSxCOLS, comma separated")
       ->delimiter(',');
