@@ -21,7 +21,7 @@ spec.loader.exec_module(doc_outputs)
 
 def main(argv):
     if len(argv) < 4:
-        print(__doc__.split("\n\n")[-2], file=sys.stderr)
+        print(__doc__.split("\n\n")[-1].strip(), file=sys.stderr)
         return 2
     root, steps, out, pages = argv[0], argv[1], argv[2], argv[3:]
     failed = []
