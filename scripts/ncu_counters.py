@@ -96,10 +96,11 @@ def extra_jobs(build, also, sizes, dtypes):
     return jobs
 
 
-def command(job):
+def command(job, variants=None):
+    """The run of @p job's variant (or of @p variants, a list, in one run), once each."""
     exe, name, dtype, rows, cols = job
-    variant = name.split("/", 1)[1]
-    return [exe, "--variant", variant, "--dtype", dtype, "--rows", rows, "--cols", cols,
+    chosen = ",".join(variants) if variants else name.split("/", 1)[1]
+    return [exe, "--variant", chosen, "--dtype", dtype, "--rows", rows, "--cols", cols,
             "--no-compare", "--once"]
 
 
@@ -165,8 +166,7 @@ def main():
         order = [line.split(":")[0].split(" ")[0] for line in listing.splitlines()]
         variant = lambda k: jobs[k][1].split("/", 1)[1]  # noqa: E731
         members.sort(key=lambda k: order.index(variant(k)) if variant(k) in order else -1)
-        variants = [variant(k) for k in members]
-        run = command((exe, "/" + ",".join(variants), dtype, rows, cols))
+        run = command(jobs[members[0]], [variant(k) for k in members])
         kernels = ncu_check.profile_kernels(a.ncu, run, metrics,
                                             ["--kernel-name", ncu_check.NOT_PROFILED])
         if kernels is not None and len(kernels) == len(members):
