@@ -2,7 +2,7 @@
 """Writes, or checks, the program outputs and machine code that the pages quote, so that a
 quoted `--explain` or SASS listing is what the current build prints.
 
-Two kinds of block, each between a marker line and `<!-- end -->`:
+Kinds of block, each between a marker line and `<!-- end -->`:
 
   <!-- output: PROGRAM ARGS... | LINES -->
       the output of build/.../PROGRAM ARGS (a step, or a program of course/ or common/), as a
@@ -31,6 +31,12 @@ Two kinds of block, each between a marker line and `<!-- end -->`:
       be found, in order. So a chapter shows its code wherever it is read, Markdown included,
       and the block fails the check when the source moves on.
 
+  <!-- diff: OLD NEW | COMMAND PATTERN | ... -->
+      what changed from steps/OLD to steps/NEW, as a fenced unified diff (two lines of
+      context): whole files, or the lines the same commands pick from each (as `listing`
+      picks them). So a chapter's *What changed* is the code's own diff against the step
+      before, and fails the check when either file moves on.
+
 It also checks any remaining Doxygen listing (`\\dontinclude FILE` followed by the same
 commands) in the same way; Doxygen itself prints what follows silently when one is not.
 
@@ -39,6 +45,7 @@ Exit status: 0 all written or current, 1 a block is out of date (with --check) o
 failed, 2 bad usage.
 """
 import argparse
+import difflib
 import importlib.util
 import os
 import re
@@ -50,7 +57,7 @@ spec = importlib.util.spec_from_file_location("sass_check", os.path.join(HERE, "
 sass_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sass_check)
 
-BLOCK = re.compile(r"^<!-- (output|sass|sasscheck|listing): (.*?) -->\n(.*?)^<!-- end -->\n",
+BLOCK = re.compile(r"^<!-- (output|sass|sasscheck|listing|diff): (.*?) -->\n(.*?)^<!-- end -->\n",
                    re.M | re.S)
 FENCE = "```\n"  # a fenced block: Doxygen reads it verbatim (no @ or \\ commands inside)
 
@@ -141,20 +148,45 @@ def pick_source(lines, commands):
     return shown
 
 
-def listing_block(root, spec):
-    name, *parts = [w.strip() for w in spec.split(" | ")]
+def source_lines(root, name, commands):
+    """The lines of steps/NAME that COMMANDS pick (all of them without commands)."""
     path = os.path.join(root, name)
     if not os.path.exists(path):
         raise RuntimeError(f"no file {name} under steps/")
-    commands = [tuple(p.split(None, 1)) for p in parts]
-    if not commands or any(len(c) != 2 or c[0] not in ("skip", "until", "line", "skipline")
-                           for c in commands):
-        raise RuntimeError("expected FILE | COMMAND PATTERN | ... (skip, until, line, skipline)")
+    lines = open(path).read().splitlines()
     try:
-        body = pick_source(open(path).read().splitlines(), commands)
+        return pick_source(lines, commands) if commands else lines
     except ValueError as e:
         raise RuntimeError(f"{name}: {e}") from None
-    return "```cpp\n" + "".join(l + "\n" for l in body) + "```\n"
+
+
+def parse_commands(parts, usage):
+    commands = [tuple(p.split(None, 1)) for p in parts]
+    if any(len(c) != 2 or c[0] not in ("skip", "until", "line", "skipline") for c in commands):
+        raise RuntimeError(f"expected {usage} (skip, until, line, skipline)")
+    return commands
+
+
+def listing_block(root, spec):
+    name, *parts = [w.strip() for w in spec.split(" | ")]
+    commands = parse_commands(parts, "FILE | COMMAND PATTERN | ...")
+    if not commands:
+        raise RuntimeError("expected FILE | COMMAND PATTERN | ... (skip, until, line, skipline)")
+    return "```cpp\n" + "".join(l + "\n" for l in source_lines(root, name, commands)) + "```\n"
+
+
+def diff_block(root, spec):
+    names, *parts = [w.strip() for w in spec.split(" | ")]
+    if len(names.split()) != 2:
+        raise RuntimeError("expected OLD NEW | COMMAND PATTERN | ...")
+    old, new = names.split()
+    commands = parse_commands(parts, "OLD NEW | COMMAND PATTERN | ...")
+    diff = list(difflib.unified_diff(source_lines(root, old, commands),
+                                     source_lines(root, new, commands), old, new, n=2,
+                                     lineterm=""))
+    if not diff:
+        raise RuntimeError(f"{old} and {new} do not differ")
+    return "```diff\n" + "".join(l + "\n" for l in diff) + "```\n"
 
 
 def check_listings(page, text, root):
@@ -222,6 +254,8 @@ def main():
                     new = output_block(a.build, spec)
                 elif kind == "listing":
                     new = listing_block(os.path.join(os.path.dirname(HERE), "steps"), spec)
+                elif kind == "diff":
+                    new = diff_block(os.path.join(os.path.dirname(HERE), "steps"), spec)
                 elif kind == "sass":
                     new = sass_block(a.build, spec, cuobjdump)
                 else:

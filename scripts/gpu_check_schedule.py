@@ -16,8 +16,9 @@ run beside each other, up to SHARE on one GPU. A part still running after its ti
 deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
-Summary (OUT/gpu-check.txt): the commit, the device, the GPUs, the dates, the wall time and
-the parts run; then for each part, in the order of PARTS, a line saying where it ran and for
+Summary (OUT/gpu-check.txt): the commit, the device, the GPUs, the dates, the wall time, the
+host's highest load average (sampled every 5 s beside the parts then running, in
+OUT/host-load.csv) and the parts run; then for each part, in the order of PARTS, a line saying where it ran and for
 how long ("part  bench: ok on GPU 1, 64 s, from +0 s to +64 s") followed by its own result
 lines; last the verdict. The log (OUT/gpu-check.log) is the parts' logs in the same order.
 
@@ -179,6 +180,11 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
     t0 = time.monotonic()
     holders = {g: [] for g in gpus}  # the parts running on each GPU
     free_cpu = cpu_slots
+    # The host's load beside the parts that ran then, every 5 s (OUT/host-load.csv): where
+    # parts on different GPUs slow each other down, this says whether the CPUs were the cause.
+    load = open(os.path.join(out, "host-load.csv"), "w")
+    load.write("seconds,load1,running\n")
+    sampled = -5.0
 
     def place(p):
         """A GPU for @p p now, or None: a part that times or counts takes an idle GPU; one
@@ -225,7 +231,13 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
                     p.why = f"the check's deadline of {deadline:.0f} s came first"
         waiting = [p for p in parts if p.state == "waiting"]
         if not waiting and all(p.state != "running" for p in parts):
+            load.close()
             return time.monotonic() - t0
+        if now - sampled >= 5:
+            sampled = now
+            running = " ".join(p.name for p in parts if p.state == "running")
+            load.write(f"{now:.0f},{os.getloadavg()[0]:.1f},{running}\n")
+            load.flush()
         ready = [p for p in waiting if all(a in done or a not in chosen for a in p.after)]
         ready.sort(key=lambda p: (-rank[p.name], parts.index(p)))
         for p in ready:
@@ -262,6 +274,16 @@ def own_lines(out, part):
         return ["  " + line.rstrip() for line in f if line.strip()]
 
 
+def host_load(out):
+    """(seconds, load) of the highest load average sampled in OUT/host-load.csv, or None."""
+    try:
+        with open(os.path.join(out, "host-load.csv")) as f:
+            rows = [line.split(",", 2) for line in f.read().splitlines()[1:]]
+    except OSError:
+        return None
+    return max(((float(t), float(l)) for t, l, _ in rows), key=lambda x: x[1], default=None)
+
+
 def summary(parts, gpus, out, wall, started, ended, commit, device):
     ran = [p for p in parts if p.end is not None]
     on_gpus = sum(p.end - p.start for p in ran if p.gpu)
@@ -285,6 +307,10 @@ def summary(parts, gpus, out, wall, started, ended, commit, device):
             lines.append(f"part  {p.name}: {p.state}{why} on {where}, {took:.0f} s, "
                          f"from +{p.start:.0f} s to +{p.end:.0f} s")
         lines += own_lines(out, p)
+    peak = host_load(out)
+    if peak:
+        lines.insert(7, f"host:    {os.cpu_count()} CPUs, 1-minute load average up to "
+                        f"{peak[1]:.1f} (at +{peak[0]:.0f} s; OUT/host-load.csv)")
     failed = [p.name for p in parts if p.state in ("FAIL", "not run")]
     skipped = [p.name for p in parts if p.state == "skip"]
     lines.append("")

@@ -27,8 +27,10 @@ picks matrices by both sides at once. SOURCE is a path from the
 repository's root: a CSV (bench, tour or a step's --format csv) or a Markdown file holding one
 pipe table (scripts/ncu_check.py --markdown); A+B reads A's rows then B's (the results of two
 GPUs, say: a CSV row names its device in the column `device`, and a pivot over A+B has one
-column per matrix and device). Values are copied as the source spells them:
-the tables round nothing.
+column per matrix and device). `record:FILE` is FILE of each GPU's check of record: the
+folder docs/results/GPU/COMMIT that docs/results/GPU/gpu-check.txt names, for the H100 then the
+H200, read as A+B; so a table of record is written again when a check of record changes.
+Values are copied as the source spells them: the tables round nothing.
 
 Usage:
   scripts/results_tables.py FILE...            rewrite the blocks of each FILE in place
@@ -52,11 +54,35 @@ HEADINGS = {"step": "Step", "variant": "Variant", "block": "Block", "dtype": "Ty
             "verified": "verified", "fits_l2": "in L2", "sweep": "part", "device": "GPU"}
 
 
+RECORD_GPUS = ("h100", "h200")
+
+
 class BlockError(Exception):
     """A block that cannot be generated; the message says why."""
 
 
+def record_folder(gpu):
+    """docs/results/GPU/COMMIT: the folder of GPU's check of record, as its summary names it."""
+    summary = os.path.join("docs", "results", gpu, "gpu-check.txt")
+    try:
+        with open(os.path.join(ROOT, summary), encoding="utf-8") as f:
+            found = re.search(r"^commit:\s+([0-9a-f]{7,40})", f.read(), re.M)
+    except OSError as e:
+        raise BlockError(f"cannot read {summary}: {e.strerror}")
+    if not found:
+        raise BlockError(f"{summary} names no commit")
+    return f"docs/results/{gpu}/{found.group(1)[:7]}"
+
+
+def expand(path):
+    """A source as paths: record:FILE becomes FILE in each GPU's folder of record, joined by +."""
+    if path.startswith("record:"):
+        return "+".join(f"{record_folder(g)}/{path[len('record:'):]}" for g in RECORD_GPUS)
+    return path
+
+
 def read_source(path, part=1):
+    path = expand(path)
     if "+" in path:
         return [row for p in path.split("+") for row in read_source(p, part)]
     full = os.path.join(ROOT, path)
@@ -143,7 +169,7 @@ def make_pivot(sources, filters, options):
     rows = select(read_source(sources[0]), filters)
     column = (options.get("value") or ["gbps"])[0]
     matrices, kernels, cells = [], [], {}
-    devices = "+" in sources[0]
+    devices = "+" in expand(sources[0])
     for r in rows:
         matrix = f"{value(r, 'shape')} {r['dtype']}" + (f", {r['device']}" if devices else "")
         kernel = (r["step"], r["variant"])

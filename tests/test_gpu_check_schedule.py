@@ -140,8 +140,10 @@ with tempfile.TemporaryDirectory() as d:
           and re.search(r"^gpus:\s+3 \(0 1 2\)$", text, re.M) is not None
           and re.search(r"^busy:\s+\d+ s of parts on the GPUs, \d+ s of parts with none$", text,
                         re.M) is not None
+          and re.search(r"^host:\s+\d+ CPUs, 1-minute load average up to \d+\.\d", text,
+                        re.M) is not None
           and "verdict: every part ran, none failed" in text,
-          "the summary gives the wall time, the GPUs and the verdict", text)
+          "the summary gives the wall time, the GPUs, the host's load and the verdict", text)
     check(text.count("  ok    ") == len(table), "the summary holds each part's own lines", text)
     check(os.path.exists(os.path.join(out, "gpu-check.log"))
           and all(f"===== part {n}: ok" in open(os.path.join(out, "gpu-check.log")).read()

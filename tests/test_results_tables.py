@@ -85,6 +85,16 @@ def main():
             lines = [l for l in f.read().splitlines() if l.startswith("| 02-naive")]
         check(r.returncode == 0 and len(lines) == 2, f"A+B reads both sources ({len(lines)} rows)")
 
+        # record:FILE: FILE of each GPU's check of record, the H100's rows then the H200's.
+        with open(page, "w") as f:
+            f.write("<!-- table record:bench.csv step=references variant=memcpy dtype=float "
+                    "shape=8192x8192 sweep=headline columns=device,gbps -->\n<!-- end -->\n")
+        r = run(script, page)
+        with open(page) as f:
+            rows = [l for l in f.read().splitlines() if l.startswith("| NVIDIA")]
+        check(r.returncode == 0 and len(rows) == 2 and "H100" in rows[0] and "H200" in rows[1],
+              f"record:bench.csv reads both checks of record ({rows}, {r.stderr.strip()})")
+
     r = run(script, "--check", *files)
     check(r.returncode == 0, f"the tables of {len(files)} pages match the committed results "
           f"({r.stderr.strip()})")
