@@ -103,9 +103,10 @@ if [ "${1:-}" = "--part" ]; then
     hostile)
       step "hostile command lines" "$BUILD/tests/hostile_tests" ;;
     gpu-tests)  # the GPU test program exits 77 when it finds no device: a failure here
-      step "gpu tests" "$BUILD/tests/gpu_tests"
-      step "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]"
-      step "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]"
+      # -d yes: each test case's time in the log, to say where the part's time goes
+      step "gpu tests" "$BUILD/tests/gpu_tests" -d yes
+      step "gpu tests, every step exact on every shape" "$BUILD/tests/gpu_tests" "[exact]" -d yes
+      step "gpu tests, past 2^31 elements" "$BUILD/tests/gpu_tests" "[large]" -d yes
       grep -q '^skip' "$RESULT" && { sed -i 's/^skip /FAIL /' "$RESULT"; FAILED=1; } ;;
     plain)  # exit 77 (no device) is a failure here too
       step "plain files, exact on awkward shapes and past 2^31 elements" \

@@ -14,6 +14,7 @@ import glob
 import os
 import subprocess
 import sys
+import time
 
 SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 3), (17, 83), (83, 17), (31, 33), (33, 31),
           (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099),
@@ -29,13 +30,15 @@ if not plains:
 failed = []
 for exe in plains:
     for rows, cols in shapes:
+        t0 = time.monotonic()
         r = subprocess.run([exe, str(rows), str(cols)], capture_output=True, text=True)
+        took = time.monotonic() - t0
         if r.returncode == 3:
             print(f"skipped: {os.path.basename(exe)} finds no CUDA device")
             sys.exit(77)
         ok = r.returncode == 0 and " exact," in r.stdout
         print(("ok     " if ok else "FAILED ") + f"{os.path.basename(exe)} {rows} x {cols}: "
-              + (r.stdout.strip() or r.stderr.strip()))
+              + (r.stdout.strip() or r.stderr.strip()) + f" [{took:.1f} s]")
         if not ok:
             failed.append(f"{exe} {rows} {cols}")
 print(f"{len(failed)} failed" if failed else "all exact")
