@@ -37,6 +37,13 @@ Kinds of block, each between a marker line and `<!-- end -->`:
       picks them). So a chapter's *What changed* is the code's own diff against the step
       before, and fails the check when either file moves on.
 
+  <!-- figure: PROGRAM ARGS... | FILE | CAPTION -->
+      a picture a program draws (an SVG on its standard output: a step's
+      `--explain --format svg`, or a script of scripts/ such as
+      `make_diagrams.py --print warp-sectors.svg`): the block is the Markdown image line `![CAPTION](FILE)`, and
+      FILE (relative to the page) holds what the program prints now. The check fails when
+      the file is missing or differs, so a chapter's picture follows the code it draws.
+
 It also checks any remaining Doxygen listing (`\\dontinclude FILE` followed by the same
 commands) in the same way; Doxygen itself prints what follows silently when one is not.
 
@@ -57,7 +64,7 @@ spec = importlib.util.spec_from_file_location("sass_check", os.path.join(HERE, "
 sass_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sass_check)
 
-BLOCK = re.compile(r"^<!-- (output|sass|sasscheck|listing|diff): (.*?) -->\n(.*?)^<!-- end -->\n",
+BLOCK = re.compile(r"^<!-- (output|sass|sasscheck|listing|diff|figure): (.*?) -->\n(.*?)^<!-- end -->\n",
                    re.M | re.S)
 FENCE = "```\n"  # a fenced block: Doxygen reads it verbatim (no @ or \\ commands inside)
 
@@ -146,6 +153,35 @@ def pick_source(lines, commands):
             last = i
         cursor = found + (1 if cmd in ("until", "line", "skipline") else 0)
     return shown
+
+
+def figure_block(build, spec, page, write):
+    """The image line of a figure block; the picture written (or compared, when not @p write)
+    next to @p page. Returns (block, whether the picture on disk was current)."""
+    parts = [w.strip() for w in spec.split(" | ")]
+    if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2]:
+        raise RuntimeError("expected PROGRAM ARGS... | FILE | CAPTION")
+    command, name, caption = parts
+    words = command.split()
+    if words[0].endswith(".py"):  # a drawing script of scripts/ (make_diagrams.py --print X)
+        run = [sys.executable, os.path.join(HERE, words[0])]
+        if not os.path.exists(run[1]):
+            raise RuntimeError(f"no script {words[0]} in scripts/")
+    else:
+        run = [program_path(build, words[0])]
+    r = subprocess.run(run + words[1:], capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        raise RuntimeError(f"{command} exited {r.returncode}: {r.stderr.strip()}")
+    target = os.path.join(os.path.dirname(os.path.abspath(page)), name)
+    try:
+        current = open(target).read() == r.stdout
+    except OSError:
+        current = False
+    if write and not current:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w") as f:
+            f.write(r.stdout)
+    return f"![{caption}]({name})\n", current
 
 
 def source_lines(root, name, commands):
@@ -256,6 +292,10 @@ def main():
                     new = listing_block(os.path.join(os.path.dirname(HERE), "steps"), spec)
                 elif kind == "diff":
                     new = diff_block(os.path.join(os.path.dirname(HERE), "steps"), spec)
+                elif kind == "figure":
+                    new, current = figure_block(a.build, spec, page, not a.check)
+                    if not current:
+                        stale.append(f"{page}: {kind}: {spec} (the picture)")
                 elif kind == "sass":
                     new = sass_block(a.build, spec, cuobjdump)
                 else:

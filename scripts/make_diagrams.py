@@ -8,14 +8,21 @@
                       (y = b mod gy, x = (b / gy + y) mod gx) and column order (step 08).
   block-walks.svg     The walk of consecutive blocks over the input tiles and over the output
                       tiles, in row order and in column order.
+  grid-blocks.svg     A grid of 4 blocks of 32 x 2 threads (step 01's example launch): each
+                      block's two warps, and the numbers a thread is given.
+  warp-sectors.svg    One warp of step 02: its access to 32 neighbours along a row (4 sectors
+                      of 32 bytes, all used) against its access to 32 elements down a column
+                      (32 sectors, an eighth of each used).
 
 Usage: scripts/make_diagrams.py [--out DIR]     (default: docs/images next to this script)
+       scripts/make_diagrams.py --print NAME    one diagram on standard output
 
 The output is deterministic: running it twice gives the same bytes, so the committed SVGs
 only change when the drawing code does.
 """
 import argparse
 import os
+import sys
 from xml.sax.saxutils import escape
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
@@ -161,6 +168,99 @@ def tile_transpose():
     return svg.render()
 
 
+# --- grid-blocks.svg ----------------------------------------------------------------------
+
+def grid_blocks():
+    blocks, tx, ty, cell = 4, 32, 2, 7
+    bw, bh, gap, left, top = tx * cell, ty * cell, 26, 30, 84
+    width = left * 2 + blocks * bw + (blocks - 1) * gap
+    height = top + bh + 150
+    svg = Svg(width, height, "A grid of 4 blocks of 32 x 2 threads")
+    svg.text(width / 2, 28, "hello<<<dim3(4), dim3(32, 2)>>>(): a grid of 4 blocks of 32 x 2 "
+             "threads", size=15, anchor="middle", weight="bold")
+    svg.text(width / 2, 50, "every thread runs the same kernel; blockIdx and threadIdx tell "
+             "them apart", size=12, anchor="middle", fill=MUTED)
+    for b in range(blocks):
+        x0 = left + b * (bw + gap)
+        svg.text(x0 + bw / 2, top - 10, f"blockIdx.x = {b}", size=12, anchor="middle",
+                 weight="bold")
+        for y in range(ty):
+            colour = hsl((b * ty + y) / (blocks * ty) * 0.85)
+            for x in range(tx):
+                svg.rect(x0 + x * cell, top + y * cell, cell, cell, colour, GRID, 0.5)
+            svg.text(x0 + bw / 2, top + bh + 16 + 14 * y, f"warp {y}: threadIdx.y = {y}",
+                     size=10.5, anchor="middle", fill=MUTED)
+        svg.rect(x0, top, bw, bh, "none", INK, 1.2)
+    # One thread followed: block 2, thread (5, 1).
+    b, x, y = 2, 5, 1
+    x0 = left + b * (bw + gap)
+    svg.rect(x0 + x * cell, top + y * cell, cell, cell, "none", ACCENT, 2.5)
+    notes = [
+        ("Each block is 32 x 2 threads; the 32 threads with one threadIdx.y form a warp, "
+         "which issues each instruction for all 32 at once.", INK),
+        (f"The outlined thread has threadIdx = ({x}, {y}) and blockIdx.x = {b}: it is thread "
+         f"{y * 32 + x} of its block and thread {b * 64 + y * 32 + x} of the grid", ACCENT),
+        ("(blockIdx.x * 64 + threadIdx.y * 32 + threadIdx.x).", ACCENT),
+        ("Blocks run in any order, on any SM, and cannot wait for each other: the order of "
+         "the printed lines is not fixed.", INK),
+    ]
+    for i, (t, colour) in enumerate(notes):
+        svg.text(left, top + bh + 62 + 22 * i, t, size=12.5, fill=colour)
+    return svg.render()
+
+
+# --- warp-sectors.svg ---------------------------------------------------------------------
+
+def warp_sectors():
+    lanes, per_sector, cell = 32, 8, 14          # 8 floats (32 bytes) a sector
+    left, top, gap = 40, 80, 90
+    row_w = lanes * cell
+    col_w = per_sector * cell
+    width = left * 2 + row_w + gap + col_w + 240
+    height = top + lanes * (cell + 2) + 120
+    svg = Svg(width, height, "Step 02: the sectors of one warp's access along a row and down "
+              "a column")
+    svg.text(left + row_w / 2, 30, "along a row: 32 neighbours", size=15,
+             anchor="middle", weight="bold")
+    svg.text(left + row_w / 2, 50, "4 sectors of 32 bytes, every byte used", size=12,
+             anchor="middle", fill=MUTED)
+    for lane in range(lanes):
+        svg.rect(left + lane * cell, top, cell, cell, column_colour(lane), GRID, 0.5)
+    for k in range(lanes // per_sector):
+        svg.rect(left + k * col_w, top, col_w, cell, "none", INK, 1.5)
+        svg.text(left + k * col_w + col_w / 2, top + cell + 16, f"sector {k}", size=11,
+                 anchor="middle")
+    svg.text(left, top - 6, "lane 0", size=10, fill=ACCENT)
+    svg.text(left + row_w, top - 6, "lane 31", size=10, anchor="end", fill=ACCENT)
+    svg.text(left, top + cell + 48, "128 bytes asked for, 128 bytes of sectors touched",
+             size=12.5)
+
+    x0 = left + row_w + gap
+    svg.text(x0 + col_w / 2 + 100, 30, "down a column: 32 elements, one a row", size=15,
+             anchor="middle", weight="bold")
+    svg.text(x0 + col_w / 2 + 100, 50, "one sector an element: 32 sectors, 4 of 32 bytes "
+             "used in each", size=12, anchor="middle", fill=MUTED)
+    for lane in range(lanes):
+        y = top + lane * (cell + 2)
+        for k in range(per_sector):
+            fill = column_colour(lane) if k == 0 else "#eeeeee"
+            svg.rect(x0 + k * cell, y, cell, cell, fill, GRID, 0.5)
+        svg.rect(x0, y, col_w, cell, "none", INK, 1)
+        if lane in (0, 1, 31):
+            svg.text(x0 + col_w + 8, y + cell - 3, f"lane {lane}: row {lane}, its own sector",
+                     size=10.5, fill=MUTED)
+    svg.text(x0 + col_w + 8, top + 15 * (cell + 2) + cell - 3, "...", size=12, fill=MUTED)
+    svg.text(x0, top + lanes * (cell + 2) + 24, "128 bytes asked for, 1,024 bytes of sectors "
+             "touched", size=12.5)
+    svg.text(left, top + lanes * (cell + 2) + 60, "Step 02 gives a warp 32 neighbouring "
+             "elements of one matrix and the same 32 elements' places in the other: one side "
+             "is along a row,", size=12.5)
+    svg.text(left, top + lanes * (cell + 2) + 80, "4 sectors; the other down a column, 4 "
+             "bytes in each of 32 sectors (grey: the bytes of a sector this warp does not "
+             "use).", size=12.5)
+    return svg.render()
+
+
 # --- block-order.svg ----------------------------------------------------------------------
 
 def order_row(b, gx, gy):
@@ -285,6 +385,8 @@ DIAGRAMS = {
     "tile-transpose.svg": tile_transpose,
     "block-order.svg": block_order,
     "block-walks.svg": block_walks,
+    "grid-blocks.svg": grid_blocks,
+    "warp-sectors.svg": warp_sectors,
 }
 
 
@@ -293,7 +395,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(here, "..", "docs", "images"),
                     help="folder to write the SVG files into (default: docs/images)")
+    ap.add_argument("--print", metavar="NAME", choices=sorted(DIAGRAMS),
+                    help="print one diagram on standard output instead")
     args = ap.parse_args()
+    if args.print:
+        sys.stdout.write(DIAGRAMS[args.print]())
+        return
     os.makedirs(args.out, exist_ok=True)
     for name, fn in DIAGRAMS.items():
         path = os.path.join(args.out, name)
