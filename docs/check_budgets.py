@@ -11,7 +11,8 @@ The README: at most 1,500 words of prose. A chapter (docs/NN-name.md):
     yourself, Deep dive (the main path is everything above Deep dive);
   - the main path has at most 2,500 words of prose in Part I (steps 01 to 08) and 3,000 after;
   - What changed has at most 180 words of prose and shows the code's own diff against the
-    step before (a `diff` block of scripts/doc_outputs.py; the first chapter, a `listing`);
+    step before (a `diff` block of scripts/doc_outputs.py; chapters 01 and 02, the first
+    program and the first transpose, a `listing`);
   - the main path shows at least one picture, whose file exists;
   - Check yourself asks at least five numbered questions in the student's text, and its
     answers are in the instructor's edition only (an `\\if instructor` block there).
@@ -124,7 +125,7 @@ def check_chapter(path, text, record):
     changed = prose_words(body["What changed"])
     if changed > WHAT_CHANGED_MOST:
         problems.append(f"What changed has {changed} words of prose, over {WHAT_CHANGED_MOST}")
-    kind = "listing" if number == 1 else "diff"
+    kind = "listing" if number <= 2 else "diff"  # 01 and 02 have no transpose before them
     if f"<!-- {kind}: " not in body["What changed"]:
         problems.append(f"What changed shows no generated {kind} of the code (<!-- {kind}: ...)")
     pictures = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)|\\image\s+\w+\s+(\S+)", student(main))
