@@ -232,7 +232,7 @@ AccessTotals analyse_access(const Access& access, const LaunchPlan& plan,
 
   // Each worker sums a contiguous range of visits; the sums are added at the end.
   const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>(std::max(1u, std::thread::hardware_concurrency()), visits / 64)));
+      1, std::min<std::uint64_t>(host_threads(), visits / 64)));
   std::vector<AccessTotals> part(workers);
   for (auto& p : part) p.per_iteration.assign(static_cast<std::size_t>(access.iterations), {});
   const bool global = access.space == Space::global;
@@ -369,7 +369,7 @@ PartialCompletion partial_completion(const Access& access, const LaunchPlan& pla
     return c;
   }
   // Every other block, for the bytes of those sectors: each worker ORs into its own copy.
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  const unsigned workers = std::min(host_threads(), 64u);
   std::vector<std::unordered_map<std::int64_t, std::uint32_t>> found(workers, rest);
   const auto search = [&](unsigned k) {
     std::pair<std::int64_t, std::uint32_t> m[64];

@@ -19,6 +19,12 @@ namespace tt {
 /// Element type of a run.
 enum class DType { f32, f64 };
 
+/// Threads a program may use for its work on the host (the CPU transpose and comparison, the
+/// access analyser): TT_THREADS where it is set to a whole number from 1 up, else the
+/// machine's cores. The GPU check gives each of its parts a share of the host this way, so
+/// that parts running at once do not each start a thread a core.
+unsigned host_threads();
+
 /// "float" or "double".
 const char* dtype_name(DType t);
 /// Bytes per element.

@@ -32,10 +32,10 @@ T from_bits(Bits<T> b) {
   return v;
 }
 
-/// Runs body(begin, end) over [0, n) split across the machine's cores.
+/// Runs body(begin, end) over [0, n) split across host_threads() threads.
 template <typename F>
 void parallel_for(std::int64_t n, F body) {
-  const std::int64_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t hw = host_threads();
   const std::int64_t workers = std::min<std::int64_t>(hw, std::max<std::int64_t>(1, n / 64));
   if (workers <= 1) {
     body(std::int64_t{0}, n);

@@ -42,10 +42,12 @@
 #   proofs      the lab's proof sets (tests/lab/sets.cmake) graded on this GPU: every GPU part
 #               a set names for a wrong submission must fail (scripts/lab_proofs.py), from the
 #               lab builds that scripts/pack-lab-proofs.sh packs into the folder PROOFS names.
-# Environment: PARTS picks parts or groups (default: all; groups: tests, model, sweeps, ncu,
+# Environment: PARTS picks parts or groups (default: all; groups: tests, models, sweeps, ncu,
 # ncu-more, counters, sanitizer), e.g. PARTS="tests ncu"; GPUS the GPUs' indices (default:
 # CUDA_VISIBLE_DEVICES's, else every GPU nvidia-smi lists; they must all be of one kind);
-# DEADLINE seconds after which what still runs is stopped and fails (default: none); PROOFS.
+# DEADLINE seconds after which what still runs is stopped and fails (default: none); PROOFS;
+# RESUME=1 runs, into the same OUT_DIR, the parts an earlier run's deadline left undone, and
+# joins the chunks' summaries (OUT_DIR/chunks/) into OUT_DIR/gpu-check.txt.
 # Writes each part's log to OUT_DIR/parts/, all of them to OUT_DIR/gpu-check.log, and the
 # summary to OUT_DIR/gpu-check.txt (default OUT_DIR: gpu-check): the commit the programs were
 # built from (BUILD_DIR/build-info.txt), the device, the GPUs, the dates and the wall time,
@@ -198,6 +200,8 @@ print(r['sms'], r['ns_per_load'])" "$OUT/latency.csv")
       # An eighth of the cores each: the four tools' parts may run at once beside the others,
       # and Nsight Compute's runs beside them wait on the CPU.
       export JOBS=${JOBS:-$(( $(nproc) >= 32 ? $(nproc) / 8 : 4 ))}
+      # and the part's share of threads split between its programs
+      export TT_THREADS=$(( ${TT_THREADS:-$(nproc)} / JOBS > 0 ? ${TT_THREADS:-$(nproc)} / JOBS : 1 ))
       step "compute-sanitizer $TOOLS" \
         "$ROOT/scripts/sanitize.sh" "$BUILD" "$OUT/sanitize" ;;
     proofs)
@@ -256,8 +260,39 @@ if [ ! -x "$BUILD/tests/gpu_tests" ]; then
     { echo "gpu-check: the build failed" >&2; exit 1; }
 fi
 COMMIT=$(sed -n 's/^commit //p' "$BUILD/build-info.txt" 2>/dev/null)
-rm -rf "$OUT/parts" "$OUT/tmp" "$OUT/ncu-store"
+CHUNKS="$OUT/chunks"
+if [ -n "${RESUME:-}" ]; then
+  # The parts an earlier run's deadline left undone, run into the same OUT_DIR (whose bench,
+  # facts and profiles they read); the summary joins this chunk with the earlier ones.
+  if [ ! -f "$OUT/gpu-check.txt" ] || [ -n "${PARTS:-}" ]; then
+    echo "gpu-check: RESUME=1 needs the summary of an earlier run in $OUT, and picks the parts itself (no PARTS)" >&2
+    exit 2
+  fi
+  PARTS=$(python3 "$ROOT/scripts/gpu-check-summary.py" --resume "$OUT/gpu-check.txt") || exit 2
+  if [ -z "$PARTS" ]; then
+    echo "gpu-check: nothing to resume: no part of $OUT/gpu-check.txt was left undone by a deadline" >&2
+    exit 2
+  fi
+  echo "gpu-check: resuming $PARTS"
+  mkdir -p "$CHUNKS"
+  [ -f "$CHUNKS/chunk-1.txt" ] || cp "$OUT/gpu-check.txt" "$CHUNKS/chunk-1.txt"
+  rm -rf "$OUT/tmp"
+else
+  rm -rf "$OUT/parts" "$OUT/tmp" "$OUT/ncu-store" "$CHUNKS"
+fi
 python3 "$ROOT/scripts/gpu_check_schedule.py" --out "$OUT" --gpus "$GPUS" \
   --parts "${PARTS:-}" ${DEADLINE:+--deadline "$DEADLINE"} \
   --commit "${COMMIT:-unknown (no $BUILD/build-info.txt)}" --device "$DEVICE" \
   -- bash "$0" --part "$BUILD" "$OUT"
+STATUS=$?
+if [ -n "${RESUME:-}" ]; then
+  n=$(( $(ls "$CHUNKS"/chunk-*.txt | wc -l) + 1 ))
+  mv "$OUT/gpu-check.txt" "$CHUNKS/chunk-$n.txt"
+  mv "$OUT/gpu-check.log" "$CHUNKS/chunk-$n.log"
+  mapfile -t joined < <(ls "$CHUNKS"/chunk-*.txt | sort -t- -k2 -n)
+  python3 "$ROOT/scripts/gpu-check-summary.py" "${joined[@]}" --out "$OUT/gpu-check.txt" >/dev/null
+  STATUS=$?
+  echo "gpu-check: joined ${#joined[@]} chunks into $OUT/gpu-check.txt"
+  grep '^verdict' "$OUT/gpu-check.txt"
+fi
+exit $STATUS

@@ -4,7 +4,9 @@ and the parts that need no GPU beside them, then writes the check's summary.
 
 A part is one command, `PART_COMMAND... NAME` (scripts/gpu-check.sh --part BUILD OUT NAME),
 run with CUDA_VISIBLE_DEVICES set to its GPU (to nothing for a part that needs none), its own
-TMPDIR, and its output in OUT/parts/NAME.log. It writes its own result lines ("ok    what
+TMPDIR, TT_THREADS set to its share of the host's cores (the cores over the GPUs plus the
+slots for parts without a GPU), and its output in OUT/parts/NAME.log; a part without a GPU
+runs at a lower priority (nice 10). It writes its own result lines ("ok    what
 [12 s]", "FAIL  what (exit 1) [3 s]", "skip  what (why)") to OUT/parts/NAME.txt and exits 0
 (every line ok or skip), 77 (skipped: its tool is missing), or anything else (failed).
 
@@ -91,7 +93,7 @@ SHARE = 3
 GROUPS = {
     "tests": ["cpu-tests", "hostile", "gpu-tests", "plain", "lab"],
     "sweeps": ["sweeps", "plots"],
-    "model": ["model-facts", "model"],
+    "models": ["model-facts", "model"],
     "ncu": ["ncu-8192", "ncu-4099x8191"],
     "ncu-more": ["ncu-4100x8196", "ncu-3001x5003"],
     "counters": ["counters-8192x16384", "counters-4099x8191", "banks"],
@@ -185,6 +187,7 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
     load = open(os.path.join(out, "host-load.csv"), "w")
     load.write("seconds,load1,running\n")
     sampled = -5.0
+    threads = max(1, (os.cpu_count() or 2) // (len(gpus) + cpu_slots))
 
     def place(p):
         """A GPU for @p p now, or None: a part that times or counts takes an idle GPU; one
@@ -255,10 +258,17 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
             tmp = os.path.join(out, "tmp", p.name)  # Nsight Compute keeps its lock file here
             os.makedirs(tmp, exist_ok=True)
             env["TMPDIR"] = tmp
+            # A share of the host's cores for the part's own threads (common/'s host_threads(),
+            # the scripts' pools), and the parts without a GPU at a lower priority: on a host
+            # of four H200s, parts that each started a thread a core put the load average at
+            # ten times the cores, and the profiles beside them took four to eight times as long.
+            env["TT_THREADS"] = str(threads)
             with open(os.path.join(out, "parts", p.name + ".log"), "w") as f:
                 p.proc = subprocess.Popen(command + [p.name], stdout=f, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, env=env,
-                                          start_new_session=True)
+                                          start_new_session=True,
+                                          preexec_fn=(lambda: os.nice(10))
+                                          if p.where == "CPU" else None)
             p.state, p.start = "running", time.monotonic() - t0
             where = "no GPU" if p.where == "CPU" else f"GPU {p.where}"
             log(f"gpu-check: {p.name} started on {where} at +{p.start:.0f} s")

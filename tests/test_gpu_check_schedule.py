@@ -10,9 +10,11 @@ its name says, and writes down where and when it ran. What must hold:
     so; at the check's deadline what still runs is stopped and what has not started is "not
     run", a failure;
   - the summary names every part, its GPU and its time, the wall time, and the verdict;
-  - gpu-check.sh refuses GPUs of different kinds and an unknown part; the joiner of chunk
-    summaries (scripts/gpu-check-summary.py) finds a part no chunk ran, and the parts' table
-    is complete (every part that gpu-check.sh defines is scheduled, and no other).
+  - gpu-check.sh refuses GPUs of different kinds and an unknown part; RESUME=1 runs what an
+    earlier run's deadline left undone, once, into the same folder, and joins the chunks; the
+    joiner of chunk summaries (scripts/gpu-check-summary.py) finds a part no chunk ran and
+    does not let a second run hide a failure, and the parts' table is complete (every part
+    that gpu-check.sh defines is scheduled, and no other).
 
 Usage: test_gpu_check_schedule.py SCRIPTS_DIR"""
 import json
@@ -39,7 +41,8 @@ def check(ok, what, detail=""):
 
 # The fake part: "NAME" behaves as its words say: sleep-S (sleep S seconds), fail, hang (and
 # a child that hangs too), skip. It appends "name gpu start end pid" to the journal, writes
-# its result line as a real part does, and in hang mode leaves its child's pid behind.
+# its result line as a real part does, its TT_THREADS and niceness to OUT/NAME.env, and in
+# hang mode leaves its child's pid behind.
 FAKE = r'''#!/usr/bin/env python3
 import os, subprocess, sys, time
 journal, out, name = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -61,6 +64,8 @@ if "skip" in words:
     rc = 77
 with open(journal, "a") as f:
     f.write(f"{name} {gpu} {start:.3f} {time.time():.3f} {os.getpid()}\n")
+with open(os.path.join(out, name + ".env"), "w") as f:  # its share of threads, its priority
+    f.write(f"{os.environ.get('TT_THREADS', 'unset')} {os.nice(0)}\n")
 os.makedirs(os.path.join(out, "parts"), exist_ok=True)
 with open(os.path.join(out, "parts", name + ".txt"), "w") as f:
     f.write({0: "ok   ", 1: "FAIL ", 77: "skip "}[rc] + f" {name} [1 s]\n")
@@ -128,6 +133,14 @@ with tempfile.TemporaryDirectory() as d:
           and all(g in ("0", "1", "2") for n, g, *_ in rows if not n.startswith("cpu")),
           "a part that needs no GPU sees none; the others see one GPU of the list",
           str(rows))
+    shares = {n: open(os.path.join(out, n + ".env")).read().split() for n, *_ in rows}
+    share = str(max(1, (os.cpu_count() or 2) // (3 + 2)))  # 3 GPUs, 2 slots without
+    mine = os.nice(0)
+    check(all(t == share for t, _ in shares.values())
+          and all(int(nice) == mine + (10 if n.startswith("cpu") else 0)
+                  for n, (_, nice) in shares.items()),
+          f"each part gets TT_THREADS={share}, a share of the cores, and the parts without a "
+          f"GPU run at nice 10", str(shares))
     first = sorted(rows, key=lambda x: x[2])
     gpu_first = [n for n, g, *_ in first if g != "none"][:3]
     check(sorted(gpu_first) == ["a_sleep-0.6", "c_sleep-0.4", "e_sleep-0.5"],
@@ -263,7 +276,7 @@ with tempfile.TemporaryDirectory() as d:
     os.makedirs(os.path.join(build, "tests"))
     gpu_tests = os.path.join(build, "tests", "gpu_tests")
     with open(gpu_tests, "w") as f:
-        f.write("#!/bin/sh\nexit 0\n")
+        f.write("#!/bin/sh\nsleep ${FAKE_SLEEP:-0}\nexit 0\n")
     os.chmod(gpu_tests, stat.S_IRWXU)
     os.makedirs(os.path.join(build, "steps", "02-naive"))
     plain = os.path.join(build, "steps", "02-naive", "02-naive-plain")
@@ -296,6 +309,45 @@ with tempfile.TemporaryDirectory() as d:
     check(r.returncode == 2 and "bogus" in r.stderr, "gpu-check.sh: an unknown part is bad usage",
           r.stderr)
 
+    # 8b. RESUME=1: the parts a deadline left undone run again into the same folder, and the
+    #     chunks are joined; what the first run finished is not run again.
+    resume_out = os.path.join(d, "resume")
+    first_env = dict(env, PARTS="hostile gpu-tests plain", DEADLINE="2", FAKE_SLEEP="30")
+    hostile = os.path.join(build, "tests", "hostile_tests")
+    with open(hostile, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(hostile, stat.S_IRWXU)
+    r = subprocess.run(["bash", front, build, resume_out], capture_output=True, text=True,
+                       env=first_env, timeout=120)
+    first_summary = open(os.path.join(resume_out, "gpu-check.txt")).read()
+    check(r.returncode == 1 and "stopped at the check's deadline" in first_summary
+          and re.search(r"^part  hostile: ok", first_summary, re.M)
+          and re.search(r"^part  plain: ok", first_summary, re.M),
+          "a deadline stops the GPU tests in the first run; hostile and plain end",
+          first_summary)
+    resume_env = dict(env, RESUME="1", FAKE_SLEEP="0")
+    resume_env.pop("PARTS")
+    r = subprocess.run(["bash", front, build, resume_out], capture_output=True, text=True,
+                       env=resume_env, timeout=120)
+    joined = open(os.path.join(resume_out, "gpu-check.txt")).read()
+    chunks = sorted(os.listdir(os.path.join(resume_out, "chunks")))
+    check("resuming gpu-tests\n" in r.stdout and "resumed  gpu-tests" in joined
+          and "resumed  plain" not in joined and "resumed  hostile" not in joined
+          and re.search(r"^part  gpu-tests: ok", joined, re.M)
+          and re.search(r"^part  hostile: ok", joined, re.M)
+          and re.search(r"^part  plain: ok", joined, re.M)
+          and chunks == ["chunk-1.txt", "chunk-2.log", "chunk-2.txt"]
+          and "PROBLEM" not in joined,
+          "RESUME=1 runs what the deadline left, once, and joins the two chunks",
+          r.stdout + r.stderr + joined + str(chunks))
+    r = subprocess.run(["bash", front, build, resume_out], capture_output=True, text=True,
+                       env=resume_env, timeout=120)
+    check(r.returncode == 2 and "nothing to resume" in r.stderr,
+          "RESUME=1 with nothing left undone is bad usage", r.stderr)
+    r = subprocess.run(["bash", front, build, resume_out], capture_output=True, text=True,
+                       env=dict(resume_env, PARTS="plain"), timeout=120)
+    check(r.returncode == 2 and "no PARTS" in r.stderr, "RESUME=1 refuses PARTS", r.stderr)
+
     # 9. The joiner: two chunks of one commit and device, and the parts no chunk ran.
     joiner = os.path.join(scripts, "gpu-check-summary.py")
     first = os.path.join(d, "chunk1.txt")
@@ -310,5 +362,15 @@ with tempfile.TemporaryDirectory() as d:
     r = subprocess.run([sys.executable, joiner, first, second], capture_output=True, text=True)
     check(r.returncode == 1 and "different commits" in r.stdout,
           "the joiner refuses chunks of different commits", r.stdout)
+    # A part that failed, run again in a later chunk and passed: the failure is not hidden.
+    failed_first = os.path.join(d, "failed1.txt")
+    with open(failed_first, "w") as f:
+        f.write(re.sub(r"^part  gpu-tests: ok", "part  gpu-tests: FAIL (exit 1)", summary,
+                       flags=re.M))
+    r = subprocess.run([sys.executable, joiner, failed_first, first], capture_output=True,
+                       text=True)
+    check(r.returncode == 1 and "gpu-tests ran in two chunks" in r.stdout
+          and "resumed  gpu-tests" not in r.stdout,
+          "the joiner does not let a second run hide a failure", r.stdout)
 print(f"{len(failed)} failed" if failed else "all passed")
 sys.exit(1 if failed else 0)

@@ -1,8 +1,10 @@
 // The verifier must catch every way a transpose can be wrong, and the fill must make every
 // element distinct so that a misplaced element cannot pass by having the same value.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
@@ -29,6 +31,32 @@ void poison(T& x) {
   std::memset(&x, tt::kPoisonByte, sizeof x);
 }
 }  // namespace
+
+TEST_CASE("TT_THREADS sets the host threads; anything but a whole number from 1 is ignored",
+          "[verify]") {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const char* before = std::getenv("TT_THREADS");
+  const std::string kept = before ? before : "";
+  ::unsetenv("TT_THREADS");
+  CHECK(tt::host_threads() == cores);
+  for (const char* given : {"3", "1"}) {
+    ::setenv("TT_THREADS", given, 1);
+    CHECK(tt::host_threads() == static_cast<unsigned>(std::atoi(given)));
+  }
+  for (const char* bad : {"0", "-2", "4x", "", "many", "100000"}) {
+    ::setenv("TT_THREADS", bad, 1);
+    INFO("TT_THREADS=" << bad);
+    CHECK(tt::host_threads() == cores);
+  }
+  // The CPU transpose gives the same result on one thread as on several.
+  const Shape s{8250, 67};  // 129 blocks of 64 rows: more than one worker where allowed
+  const auto in = filled<float>(s);
+  ::setenv("TT_THREADS", "1", 1);
+  const auto one = transposed(in, s);
+  ::unsetenv("TT_THREADS");
+  CHECK(one == transposed(in, s));
+  if (before) ::setenv("TT_THREADS", kept.c_str(), 1);
+}
 
 TEST_CASE("reference transpose of a 2 x 3 matrix, by hand", "[verify]") {
   const std::vector<double> in = {1, 2, 3,  //
