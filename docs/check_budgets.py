@@ -22,10 +22,7 @@ docs/results/h100/COMMIT and docs/results/h200/COMMIT that docs/results/GPU/gpu-
 names), and every results folder of one commit that the main path names is a folder of record:
 earlier runs belong in a deep dive.
 
-Chapters still to be rewritten in this shape (NOT_YET) are listed with their size, not judged;
---strict judges them too.
-
-Usage: docs/check_budgets.py [--most 1500] [--strict] README.md [CHAPTER.md ...]
+Usage: docs/check_budgets.py [--most 1500] README.md [CHAPTER.md ...]
 Exit status: 0 all within budget and shape, 1 a page is not, 2 bad usage.
 """
 import argparse
@@ -36,10 +33,6 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADINGS = ["What changed", "Predict", "Measure", "Explain", "Check yourself", "Deep dive"]
 WHAT_CHANGED_MOST = 180
-NOT_YET = {"01-hello-world.md", "02-naive.md", "03-shared.md", "04-padding.md",
-           "05-multi-element.md", "06-float4.md", "07-swizzle.md", "08-diagonal.md",
-           "09-alignment.md", "10-invariants.md", "11-async-copy.md", "12-reads.md",
-           "13-lines.md", "14-tma.md", "15-order.md", "16-wide.md", "17-prefetch.md"}
 RESULTS_BLOCK = re.compile(r"<!--\s*(?:table|pivot|spread)\s+(\S+)(?:\s+(\S+))?")
 RUN_FOLDER = re.compile(r"results/(h100|h200)/([0-9a-f]{7})\b")
 
@@ -149,7 +142,6 @@ def main():
     ap.add_argument("readme")
     ap.add_argument("chapters", nargs="*")
     ap.add_argument("--most", type=int, default=1500)
-    ap.add_argument("--strict", action="store_true", help="judge the chapters not yet shaped")
     a = ap.parse_args()
     record = records()
     failed = False
@@ -167,9 +159,6 @@ def main():
             if not re.match(r"\d\d-", os.path.basename(path)):
                 print(f"check_budgets: {path} is not a chapter (NN-name.md)", file=sys.stderr)
                 return 2
-            if os.path.basename(path) in NOT_YET and not a.strict:
-                print(f"{path}: {prose_words(text)} words of prose: not yet in the chapter shape")
-                continue
             result = check_chapter(path, text, record)
             if len(result) == 1:
                 problems, words, budget = result, None, None
