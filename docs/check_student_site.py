@@ -2,11 +2,13 @@
 """Checks that the student's edition of the site shows no model answer of the lab.
 
 For every exercise of the lab (lab/start/<id>.txt), the code lines of the model answer's
-regions (steps/<id>/<file>, between `// LAB BEGIN <id>` and `// LAB END`; comments dropped,
+regions (steps/<id>/<file>, between `// LAB BEGIN <id>` and `// LAB END`) and of the kernels
+of the step's plain CUDA file (steps/<id>/plain.cu, the same answer without the course's code,
+which the student does not receive; comments dropped,
 and lines that the exercise's start or the file outside its regions also has left out, since
 the student sees those anyway, and lines of the harness, common/) must appear in no page of
 the student's edition, compared without spaces after the HTML tags are stripped. A line that
-a later step's source holds outside its own exercise's regions, or that a later exercise's
+a later step's source holds (outside its own exercise's regions, where it is an exercise), or that a later exercise's
 start holds (step 04's tile is step 03's moves with a new layout: chapter 04 shows 03's
 moves), is the base of that later step, not hidden by this edition; such lines are listed
 as notes, with the step that shows them. The same lines must appear in the
@@ -46,6 +48,23 @@ def code(line):
     return re.sub(r"\s+", "", line)
 
 
+def kernel_lines(path):
+    """The code lines of the kernels (`__global__` functions) of a plain CUDA file, which does
+    what the exercise's regions do without the course's code: the answer too (none without
+    the file)."""
+    if not os.path.exists(path):
+        return set()
+    out, inside = set(), False
+    for line in open(path).read().splitlines():
+        if line.startswith("__global__"):
+            inside = True
+        if inside:
+            out.add(code(line))
+            if line.startswith("}"):
+                inside = False
+    return out
+
+
 def page_texts(folder):
     texts = {}
     for path in glob.glob(os.path.join(folder, "**", "*.html"), recursive=True):
@@ -73,11 +92,15 @@ def main():
     harness = {code(l) for f in glob.glob(os.path.join(root, "common", "*"))
                for l in open(f, errors="replace").read().splitlines()}
     base = {}
-    for start in sorted(glob.glob(os.path.join(root, "lab", "start", "*.txt"))):
-        sid = os.path.basename(start)[:-4]
-        for l in open(start).read().splitlines():
-            base.setdefault(code(l), sid)
-        for f in glob.glob(os.path.join(root, "steps", sid, "*")):
+    for step in sorted(glob.glob(os.path.join(root, "steps", "[0-9][0-9]-*"))):
+        sid = os.path.basename(step)
+        start = os.path.join(root, "lab", "start", sid + ".txt")
+        if os.path.exists(start):
+            for l in open(start).read().splitlines():
+                base.setdefault(code(l), sid)
+        for f in glob.glob(os.path.join(step, "*")):
+            if os.path.basename(f) == "plain.cu":  # the answer in plain CUDA: not received
+                continue
             t = open(f, errors="replace").read()
             t = re.sub(rf"// LAB BEGIN {re.escape(sid)}\b.*?// LAB END", "", t, flags=re.S)
             for l in t.splitlines():
@@ -94,6 +117,9 @@ def main():
                                            flags=re.S).splitlines()}
         given = {code(l) for body in regions(open(start).read(), ex) for l in body}
         answer = {code(l) for body in regions(text, ex) for l in body}
+        # The plain file's kernel, but for the lines every student receives elsewhere anyway
+        # (a barrier, a pragma, a parameter list).
+        answer |= kernel_lines(os.path.join(root, "steps", ex, "plain.cu")) - set(base)
         lines = sorted(l for l in answer - given - outside - harness if len(l) >= MIN_CHARS)
         if not lines:
             failures.append(f"{ex}: no line of the model answer to look for")

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Writes the pages of the student's edition: each page as it is, but for its source listings
-(`<!-- listing: FILE | ... -->` blocks, scripts/doc_outputs.py), which are drawn again from
-the steps as the student receives them, each exercise's region holding its stub
-(lab/student_tree.cmake). The pages keep their places relative to the project's root, so that
-their links to each other still hold.
+and diffs (`<!-- listing: FILE | ... -->` and `<!-- diff: OLD NEW | ... -->` blocks,
+scripts/doc_outputs.py), which are drawn again from the steps as the student receives them,
+each exercise's region holding its stub (lab/student_tree.cmake). A block of a file the
+student does not receive (an exercise's plain CUDA file, the answer in plain CUDA) becomes a
+line saying that the instructor's edition shows it. The pages keep their places relative to
+the project's root, so that their links to each other still hold.
 
 Usage: docs/student_pages.py PROJECT_ROOT STUDENT_STEPS OUT_DIR PAGE...
-Exit status: 0 written, 1 a listing's file or pattern is not found in STUDENT_STEPS.
+Exit status: 0 written, 1 a block's file or pattern is found neither in STUDENT_STEPS nor in
+the project's steps/.
 """
 import importlib.util
 import os
@@ -27,14 +30,23 @@ def main(argv):
     failed = []
 
     def render(m):
-        if m.group(1) != "listing":
+        kind, spec = m.group(1), m.group(2)
+        if kind not in ("listing", "diff"):
             return m.group(0)
+        files = spec.split(" | ")[0].split()
+        withheld = [f for f in files if not os.path.exists(os.path.join(steps, f))
+                    and os.path.exists(os.path.join(root, "steps", f))]
+        if withheld:
+            body = (f"*This {kind} shows `steps/{withheld[0]}`, an exercise's answer in plain "
+                    f"CUDA: the instructor's edition has it.*\n")
+            return f"<!-- {kind}: {spec} -->\n{body}<!-- end -->\n"
         try:
-            body = doc_outputs.listing_block(steps, m.group(2))
+            make = doc_outputs.listing_block if kind == "listing" else doc_outputs.diff_block
+            body = make(steps, spec)
         except RuntimeError as e:
             failed.append(f"{page}: {e}")
             return m.group(0)
-        return f"<!-- listing: {m.group(2)} -->\n{body}<!-- end -->\n"
+        return f"<!-- {kind}: {spec} -->\n{body}<!-- end -->\n"
 
     for page in pages:
         with open(page) as f:

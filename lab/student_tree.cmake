@@ -1,7 +1,7 @@
 # Writes the steps' sources as a student receives them, for the student edition of the site
 # (docs/CMakeLists.txt, target docs-student): every file of steps/ copied to OUT, except each
 # exercise's file, whose regions hold the exercise's start (lab/start/<id>.txt) instead of the
-# model answer. No #line directives: the site shows the text as the student's file has it.
+# model answer, and each exercise's plain CUDA file (steps/<id>/plain.cu), left out. No #line directives: the site shows the text as the student's file has it.
 #
 #   cmake -DSOURCE=<repository> -DOUT=<folder> -P lab/student_tree.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/regions.cmake)
@@ -26,4 +26,6 @@ foreach(start IN LISTS starts)
   file(RELATIVE_PATH rel "${SOURCE}/steps" "${found}")
   file(REMOVE "${OUT}/${rel}")
   tt_lab_splice("${found}" "${OUT}/${rel}" "${start}" OFF "")
+  # The step's plain CUDA file is the same kernel without the course's code: the answer too.
+  file(REMOVE "${OUT}/${id}/plain.cu")
 endforeach()
