@@ -23,7 +23,9 @@ Kinds of block (the first word of the comment):
          One sentence: how far the GB/s of the same kernel on the same matrix differ between
          two runs, in percent of the smaller value, over every pair that passes the filters.
 A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values); shape=8192x8192,4099x8191
-picks matrices by both sides at once. SOURCE is a path from the
+picks matrices by both sides at once; a column whose name has spaces is written with
+underscores (columns=warp_instr_M). A Markdown source of one GPU's folder
+(docs/results/h100/... or h200/...) gets a first column GPU (H100 or H200) where it has none. SOURCE is a path from the
 repository's root: a CSV (bench, tour or a step's --format csv) or a Markdown file holding one
 pipe table (scripts/ncu_check.py --markdown); A+B reads A's rows then B's (the results of two
 GPUs, say: a CSV row names its device in the column `device`, and a pivot over A+B has one
@@ -102,6 +104,9 @@ def read_source(path, part=1):
         if len(tables) < part:
             raise BlockError(f"{path}: no pipe table number {part}")
         header, body = tables[part - 1][0], tables[part - 1][2:]
+        gpu = re.search(r"results/(h100|h200)/", path)
+        if gpu and not {"GPU", "device"} & set(header):  # say whose rows, first
+            return [{"GPU": gpu.group(1).upper(), **dict(zip(header, cells))} for cells in body]
         return [dict(zip(header, cells)) for cells in body]
     rows = [r for r in csv.DictReader(text.splitlines()) if r.get("step") not in (None, "step")]
     if not rows:
@@ -112,6 +117,8 @@ def read_source(path, part=1):
 def value(row, column):
     if column == "shape":
         return f"{row['rows']} x {row['cols']}"
+    if column not in row and column.replace("_", " ") in row:  # warp_instr_M: "warp instr M"
+        column = column.replace("_", " ")
     if column not in row:
         raise BlockError(f"no column {column!r}")
     return row[column]

@@ -32,7 +32,7 @@ void poison(T& x) {
 }
 }  // namespace
 
-TEST_CASE("TT_THREADS sets the host threads; anything but a whole number from 1 is ignored",
+TEST_CASE("TT_THREADS sets the host threads, and anything but a whole number from 1 is ignored",
           "[verify]") {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const char* before = std::getenv("TT_THREADS");
