@@ -95,6 +95,18 @@ def main():
         check(r.returncode == 0 and len(rows) == 2 and "H100" in rows[0] and "H200" in rows[1],
               f"record:bench.csv reads both checks of record ({rows}, {r.stderr.strip()})")
 
+        # A Markdown source of one GPU's folder: a first column GPU; spaces as underscores.
+        with open(page, "w") as f:
+            f.write("<!-- table record:ncu-8192.md part=2 step=03-shared dtype=float "
+                    "columns=GPU,time_(us) -->\n<!-- end -->\n")
+        r = run(script, page)
+        with open(page) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith("| H")]
+        check(r.returncode == 0 and len(lines) == 2 and lines[0].startswith("| H100 |")
+              and lines[1].startswith("| H200 |"),
+              f"an Nsight Compute page of record says whose rows are whose, and time_(us) "
+              f"picks 'time (us)' ({lines}, {r.stderr.strip()})")
+
     r = run(script, "--check", *files)
     check(r.returncode == 0, f"the tables of {len(files)} pages match the committed results "
           f"({r.stderr.strip()})")
