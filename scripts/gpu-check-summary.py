@@ -38,16 +38,16 @@ DEADLINE = "the check's deadline"  # in the line of a part the deadline stopped 
 
 
 def read(path):
-    """({header key: value}, {part: [its lines]}, {part: state}, [other body lines]) of one
-    chunk's summary: the header runs to the first blank line, the verdict line is left out."""
+    """({header key: value}, {part: [its lines]}, {part: state}) of one chunk's summary: the
+    header runs to the first blank line; the lines after the parts' are left out."""
     with open(path) as f:
         text = f.read().splitlines()
-    head, lines, states, other = {}, {}, {}, []
+    head, lines, states = {}, {}, {}
     blank = text.index("") if "" in text else len(text)
     for line in text[:blank]:
         key, sep, value = line.partition(":")
         if sep:
-            head.setdefault(key.strip(), value.strip())
+            head[key.strip()] = value.strip()
     part = None
     for line in text[blank:]:
         if not line.strip() or line.startswith(("verdict:", "PROBLEM:", "chunk:")):
@@ -58,9 +58,7 @@ def read(path):
             lines[part], states[part] = [line], m.group(2)
         elif part and line.startswith("  "):
             lines[part].append(line)
-        else:
-            other.append(line)
-    return head, lines, states, other
+    return head, lines, states
 
 
 def undone(lines):
@@ -76,7 +74,7 @@ def main():
     a = ap.parse_args()
     if a.resume:
         try:
-            _, lines, _, _ = read(a.resume)
+            _, lines, _ = read(a.resume)
         except OSError as e:
             print(f"gpu-check-summary: {e}", file=sys.stderr)
             return 2
@@ -87,13 +85,13 @@ def main():
     chunks = [(p, *read(p)) for p in a.summaries]
     problems = []
     for key in ("commit", "device"):
-        values = sorted({h.get(key, "?") for _, h, _, _, _ in chunks})
+        values = sorted({h.get(key, "?") for _, h, _, _ in chunks})
         if len(values) != 1:
             problems.append(f"the chunks name different {key}s: {', '.join(values)}")
-    if any("+changes" in h.get("commit", "") for _, h, _, _, _ in chunks):
+    if any("+changes" in h.get("commit", "") for _, h, _, _ in chunks):
         problems.append("built from a tree with uncommitted changes to the code")
     states, lines, resumed = {}, {}, []
-    for n, (path, _, chunk_lines, s, _) in enumerate(chunks, 1):
+    for n, (path, _, chunk_lines, s) in enumerate(chunks, 1):
         for part, state in s.items():
             if part in states:
                 if not undone(lines[part]):
@@ -107,7 +105,7 @@ def main():
     out = ["gpu-check summary, joined from chunks (scripts/gpu-check-summary.py)",
            f"commit:  {chunks[0][1].get('commit', '?')}",
            f"device:  {chunks[0][1].get('device', '?')}", ""]
-    for _, h, _, _, _ in chunks:
+    for _, h, _, _ in chunks:
         out.append(f"chunk:   PARTS=\"{h.get('parts', '?')}\" on {h.get('gpus', '?')} GPU(s), "
                    f"{h.get('date', '?')}, wall {h.get('wall', '?')}")
     out.append("")
