@@ -289,7 +289,7 @@ if [ -n "${RESUME:-}" ]; then
   n=$(( $(ls "$CHUNKS"/chunk-*.txt | wc -l) + 1 ))
   mv "$OUT/gpu-check.txt" "$CHUNKS/chunk-$n.txt"
   mv "$OUT/gpu-check.log" "$CHUNKS/chunk-$n.log"
-  mapfile -t joined < <(ls "$CHUNKS"/chunk-*.txt | sort -t- -k2 -n)
+  mapfile -t joined < <(printf "%s\n" "$CHUNKS"/chunk-*.txt | sort -V)  # chunk-2 before chunk-10
   python3 "$ROOT/scripts/gpu-check-summary.py" "${joined[@]}" --out "$OUT/gpu-check.txt" >/dev/null
   STATUS=$?
   echo "gpu-check: joined ${#joined[@]} chunks into $OUT/gpu-check.txt"

@@ -239,7 +239,12 @@ with tempfile.TemporaryDirectory() as d:
     most = max(sum(1 for y in rows if y[0].startswith("s") and y[2] <= x[2] < y[3])
                for x in rows if x[0].startswith("s"))
     check(most == 3, f"up to three sharing parts at once on one GPU ({most})", str(rows))
-    check(took < 2.6, f"the sharing parts overlap: {took:.1f} s for 3 s of parts one by one")
+    # From the parts' own times, not the wall clock's, which a busy machine stretches.
+    shared = [x for x in rows if x[0].startswith("s")]
+    span = max(x[3] for x in shared) - min(x[2] for x in shared)
+    alone = sum(x[3] - x[2] for x in shared)
+    check(span < 0.75 * alone, f"the sharing parts overlap: they span {span:.1f} s, "
+          f"{alone:.1f} s one by one")
     listing = subprocess.run([sys.executable, schedule, "--list"], capture_output=True,
                              text=True).stdout
     check("sanitizer-racecheck: GPU, shared" in listing and "bench: GPU," in listing
@@ -311,7 +316,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # 8b. RESUME=1: the parts a deadline left undone run again into the same folder, and the
     #     chunks are joined; what the first run finished is not run again.
-    resume_out = os.path.join(d, "resume")
+    resume_out = os.path.join(d, "re-sume")  # a dash in the path, as gpu-check/ has
     first_env = dict(env, PARTS="hostile gpu-tests plain", DEADLINE="2", FAKE_SLEEP="30")
     hostile = os.path.join(build, "tests", "hostile_tests")
     with open(hostile, "w") as f:
