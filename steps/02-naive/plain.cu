@@ -36,7 +36,7 @@ __global__ void transpose_naive(const float* __restrict__ in, float* __restrict_
 
 static void launch(const float* in, float* out, int rows, int cols) {
   const dim3 block(32, 8);
-  const dim3 grid((rows + 31) / 32, (cols + 7) / 8);
+  const dim3 grid((rows + 31u) / 32, (cols + 7u) / 8);
   transpose_naive<<<grid, block>>>(in, out, rows, cols);
 }
 

@@ -44,7 +44,7 @@ __global__ void transpose_tile(const float* __restrict__ in, float* __restrict__
 
 static void launch(const float* in, float* out, int rows, int cols) {
   const dim3 block(32, 32);
-  const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  const dim3 grid((cols + 31u) / 32, (rows + 31u) / 32);
   transpose_tile<<<grid, block>>>(in, out, rows, cols);
 }
 

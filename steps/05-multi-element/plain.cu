@@ -34,8 +34,8 @@ __global__ void transpose_multi(const float* __restrict__ in, float* __restrict_
                                 int cols) {
   __shared__ float tile[32][33];
   const int x = threadIdx.x, y = threadIdx.y;
-  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;   // the tile's first input row, column
-  const bool whole = r0 + 32 <= rows && c0 + 32 <= cols;  // the same for the whole block
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // the tile's first input row, column
+  const bool whole = r0 + 31 < rows && c0 + 31 < cols;   // the same for the whole block
   float v[4];
   if (whole) {
 #pragma unroll
@@ -61,7 +61,7 @@ __global__ void transpose_multi(const float* __restrict__ in, float* __restrict_
 
 static void launch(const float* in, float* out, int rows, int cols) {
   const dim3 block(32, 8);
-  const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  const dim3 grid((cols + 31u) / 32, (rows + 31u) / 32);
   transpose_multi<<<grid, block>>>(in, out, rows, cols);
 }
 

@@ -33,8 +33,8 @@
 // the barrier it reads four elements down tile columns 4x .. 4x + 3 at row y, which are
 // output-tile row y, columns 4x .. 4x + 3, and stores them as one float4. A float4 lies wholly
 // inside or wholly outside the matrix, since both sides are multiples of 4 on this path.
-__global__ void transpose_float4(const float* __restrict__ in, float* __restrict__ out,
-                                 int rows, int cols) {
+__global__ void transpose_float4(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                 int cols) {
   __shared__ float tile[32][33];
   const int x = threadIdx.x, y = threadIdx.y;
   const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // the tile's first input row, column
@@ -54,12 +54,12 @@ __global__ void transpose_float4(const float* __restrict__ in, float* __restrict
 
 // Where a side is not a multiple of 4, a float4 would straddle two rows: step 05's kernel,
 // four elements a thread with 32 x 8 threads, moves the matrix instead.
-__global__ void transpose_fallback(const float* __restrict__ in, float* __restrict__ out,
-                                   int rows, int cols) {
+__global__ void transpose_fallback(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                   int cols) {
   __shared__ float tile[32][33];
   const int x = threadIdx.x, y = threadIdx.y;
-  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;   // the tile's first input row, column
-  const bool whole = r0 + 32 <= rows && c0 + 32 <= cols;  // the same for the whole block
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // the tile's first input row, column
+  const bool whole = r0 + 31 < rows && c0 + 31 < cols;   // the same for the whole block
   float v[4];
   if (whole) {
 #pragma unroll
@@ -84,7 +84,7 @@ __global__ void transpose_fallback(const float* __restrict__ in, float* __restri
 }
 
 static void launch(const float* in, float* out, int rows, int cols) {
-  const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
+  const dim3 grid((cols + 31u) / 32, (rows + 31u) / 32);
   if (rows % 4 == 0 && cols % 4 == 0)  // cudaMalloc's pointers are 256-byte aligned
     transpose_float4<<<grid, dim3(8, 32)>>>(in, out, rows, cols);
   else

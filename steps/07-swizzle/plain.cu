@@ -46,9 +46,9 @@ __global__ void __launch_bounds__(512)
     transpose_swizzled(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   __shared__ alignas(16) float tile[64 * 64];
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  const int r0 = blockIdx.y * 64, c0 = blockIdx.x * 64;   // the tile's first input row, column
-  const bool whole = r0 + 64 <= rows && c0 + 64 <= cols;  // the same for the whole block
-  const int lc = 4 * (t % 16);                            // the tile column a load starts at
+  const int r0 = blockIdx.y * 64, c0 = blockIdx.x * 64;  // the tile's first input row, column
+  const bool whole = r0 + 63 < rows && c0 + 63 < cols;   // the same for the whole block
+  const int lc = 4 * (t % 16);                           // the tile column a load starts at
   float4 v[2];
 #pragma unroll
   for (int p = 0; p < 2; ++p) {  // both loads first, into registers
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(1024)
 }
 
 static void launch(const float* in, float* out, int rows, int cols) {
-  const dim3 grid((cols + 63) / 64, (rows + 63) / 64);
+  const dim3 grid((cols + 63u) / 64, (rows + 63u) / 64);
   if (rows % 4 == 0 && cols % 4 == 0)  // cudaMalloc's pointers are 256-byte aligned
     transpose_swizzled<<<grid, 512>>>(in, out, rows, cols);
   else
