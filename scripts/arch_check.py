@@ -174,9 +174,7 @@ def main():
             print("arch_check: skipped: no working cuobjdump and nvdisasm to read the machine "
                   "code")
             return 1 if failures else (0 if a.doc else 77)
-        given = os.environ.get("TT_THREADS", "")  # the GPU check's share of the host
-        workers = int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 2
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=sass_check.host_threads()) as pool:
             results = list(pool.map(lambda exe: check_program(cuobjdump, exe),
                                     sass_check.programs(a.build)))
         for fails, lines in results:

@@ -117,9 +117,7 @@ def cost_ratio(plan, kinds):
 def facts(build, cuobjdump):
     exes = [e for e in sass_check.programs(build)]
     jobs = [(e, m, n, d) for e in exes for m, n in SHAPES for d in sass_check.DTYPES]
-    given = os.environ.get("TT_THREADS", "")  # the GPU check's share of the host
-    workers = int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 2
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=sass_check.host_threads()) as pool:
         plans = dict(zip(jobs, pool.map(lambda j: explain(*j), jobs)))
     rows = []
     for exe in exes:

@@ -101,6 +101,16 @@ SM90 = dict(threads=2048, warps=64, blocks=32, regs=65536, reg_unit=256, smem=23
             smem_reserved=1024)
 
 
+def host_threads():
+    """Threads the scripts' pools may use: TT_THREADS where it is a whole number from 1 to
+    4096 (the GPU check's share of the host for a part), else the machine's cores; the rule of
+    host_threads() in common/types.hpp."""
+    given = os.environ.get("TT_THREADS", "")
+    if given.isdigit() and 1 <= int(given) <= 4096:
+        return int(given)
+    return os.cpu_count() or 2
+
+
 def find_cuobjdump(given):
     """cuobjdump from --cuobjdump, PATH, the CUDA toolkit, or the PyPI package."""
     candidates = [given] if given else []
