@@ -26,11 +26,16 @@ Usage: docs/check_budgets.py [--most 1500] README.md [CHAPTER.md ...]
 Exit status: 0 all within budget and shape, 1 a page is not, 2 bad usage.
 """
 import argparse
+import importlib.util
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location(
+    "results_tables", os.path.join(ROOT, "scripts", "results_tables.py"))
+results_tables = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(results_tables)
 HEADINGS = ["What changed", "Predict", "Measure", "Explain", "Check yourself", "Deep dive"]
 WHAT_CHANGED_MOST = 180
 RESULTS_BLOCK = re.compile(r"<!--\s*(?:table|pivot|spread)\s+(\S+)(?:\s+(\S+))?")
@@ -52,16 +57,13 @@ def prose_words(text):
 
 
 def records():
-    """{gpu: commit (7 characters)} of each GPU's check of record."""
+    """{gpu: commit (7 characters)} of each GPU's check of record, as the tables read it."""
     found = {}
-    for gpu in ("h100", "h200"):
+    for gpu in results_tables.RECORD_GPUS:
         try:
-            with open(os.path.join(ROOT, "docs", "results", gpu, "gpu-check.txt")) as f:
-                m = re.search(r"^commit:\s+([0-9a-f]{7,40})", f.read(), re.M)
-        except OSError:
-            m = None
-        if m:
-            found[gpu] = m.group(1)[:7]
+            found[gpu] = results_tables.record_folder(gpu).rsplit("/", 1)[1]
+        except results_tables.BlockError:
+            pass
     return found
 
 
