@@ -5,7 +5,8 @@ quoted `--explain` or SASS listing is what the current build prints.
 Kinds of block, each between a marker line and `<!-- end -->`:
 
   <!-- output: PROGRAM ARGS... | LINES -->
-      the output of build/.../PROGRAM ARGS (a step, or a program of course/ or common/), as a
+      the output of build/.../PROGRAM ARGS (a step, a program of course/ or common/, or a
+      script of scripts/ whose name ends in .py), as a
       fenced code block under a first line `$ build/.../PROGRAM ARGS`; LINES picks lines
       (1-based, "1-12, 30-33"; empty: all), and "..." marks what was left out. Only programs
       that need no GPU may be quoted this way (--explain, --list, --help).
@@ -99,15 +100,29 @@ def pick(lines, spec):
     return out
 
 
+def run_program(build, words):
+    """(path, standard output) of program words[0] (a program of the build, or a script of
+    scripts/ such as make_diagrams.py) run with words[1:]; RuntimeError when it fails."""
+    if words[0].endswith(".py"):
+        path = os.path.join(HERE, words[0])
+        if not os.path.exists(path):
+            raise RuntimeError(f"no script {words[0]} in scripts/")
+        command = [sys.executable, path]
+    else:
+        path = program_path(build, words[0])
+        command = [path]
+    r = subprocess.run(command + words[1:], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(words)} exited {r.returncode}: {r.stderr.strip()}")
+    return path, r.stdout
+
+
 def output_block(build, spec):
     command, _, lines = spec.partition("|")
     words = command.split()
-    path = program_path(build, words[0])
-    r = subprocess.run([path] + words[1:], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(words)} exited {r.returncode}: {r.stderr.strip()}")
+    path, printed = run_program(build, words)
     body = ["$ " + " ".join([shown_path(build, path)] + words[1:])]
-    body += pick(r.stdout.rstrip("\n").split("\n"), lines)
+    body += pick(printed.rstrip("\n").split("\n"), lines)
     return FENCE + "".join(l + "\n" for l in body) + FENCE
 
 
@@ -162,25 +177,18 @@ def figure_block(build, spec, page, write):
     if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2]:
         raise RuntimeError("expected PROGRAM ARGS... | FILE | CAPTION")
     command, name, caption = parts
-    words = command.split()
-    if words[0].endswith(".py"):  # a drawing script of scripts/ (make_diagrams.py --print X)
-        run = [sys.executable, os.path.join(HERE, words[0])]
-        if not os.path.exists(run[1]):
-            raise RuntimeError(f"no script {words[0]} in scripts/")
-    else:
-        run = [program_path(build, words[0])]
-    r = subprocess.run(run + words[1:], capture_output=True, text=True)
-    if r.returncode != 0 or not r.stdout.strip():
-        raise RuntimeError(f"{command} exited {r.returncode}: {r.stderr.strip()}")
+    _, drawn = run_program(build, command.split())
+    if not drawn.strip():
+        raise RuntimeError(f"{command} drew nothing")
     target = os.path.join(os.path.dirname(os.path.abspath(page)), name)
     try:
-        current = open(target).read() == r.stdout
+        current = open(target).read() == drawn
     except OSError:
         current = False
     if write and not current:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "w") as f:
-            f.write(r.stdout)
+            f.write(drawn)
     return f"![{caption}]({name})\n", current
 
 
