@@ -121,7 +121,8 @@ def output_block(build, spec):
     command, _, lines = spec.partition("|")
     words = command.split()
     path, printed = run_program(build, words)
-    body = ["$ " + " ".join([shown_path(build, path)] + words[1:])]
+    shown = f"scripts/{words[0]}" if words[0].endswith(".py") else shown_path(build, path)
+    body = ["$ " + " ".join([shown] + words[1:])]
     body += pick(printed.rstrip("\n").split("\n"), lines)
     return FENCE + "".join(l + "\n" for l in body) + FENCE
 
