@@ -5,41 +5,89 @@ shapes, on the GPU: each run checks its output bit for bit against a CPU transpo
 both sides of the tile widths, and sides that are multiples of 4 in partial tiles (the
 16-byte paths).
 
+The runs are independent programs, so several run at once: up to TT_THREADS (the share of
+the host's cores the GPU check gives a part; else every core) small ones, and beside them
+LARGE_AT_ONCE of the large ones, each of which holds 17.2 GB on the device and as much on
+the host and spends most of its time in its single-threaded CPU check.
+
 Usage: test_plain.py BUILD_DIR [--large]
 --large adds a matrix past 2^31 elements (46349 x 46349 float: 8.6 GB each way, with the CPU
 check; the GPU check runs it). Exit status: 0 all exact, 1 a run failed, 2 no plain program,
 77 skipped (no CUDA device: the programs exit 3).
 """
+import concurrent.futures
 import glob
 import os
 import subprocess
 import sys
+import threading
 import time
 
 SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 3), (17, 83), (83, 17), (31, 33), (33, 31),
           (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099),
           (36, 100), (132, 68), (4100, 8196)]
 LARGE = [(46349, 46349)]
+# Two large runs at once: 34.4 GB of device memory (an H100 has 80 GB) and of host memory.
+LARGE_AT_ONCE = 2
 
-build = sys.argv[1]
-shapes = SHAPES + (LARGE if "--large" in sys.argv[2:] else [])
-plains = sorted(glob.glob(os.path.join(build, "steps", "*", "*-plain")))
-if not plains:
-    print(f"test_plain: no plain program in {build}")
-    sys.exit(2)
-failed = []
-for exe in plains:
-    for rows, cols in shapes:
+
+def workers():
+    """The runs at once: TT_THREADS where the GPU check sets it, else the host's cores."""
+    try:
+        return max(1, int(os.environ.get("TT_THREADS", "")))
+    except ValueError:
+        return max(1, os.cpu_count() or 1)
+
+
+def main():
+    build = sys.argv[1]
+    large = "--large" in sys.argv[2:]
+    plains = sorted(glob.glob(os.path.join(build, "steps", "*", "*-plain")))
+    if not plains:
+        print(f"test_plain: no plain program in {build}")
+        return 2
+    no_device = threading.Event()
+    printing = threading.Lock()
+    failed = []
+
+    def run(exe, rows, cols):
+        if no_device.is_set():
+            return
         t0 = time.monotonic()
         r = subprocess.run([exe, str(rows), str(cols)], capture_output=True, text=True)
         took = time.monotonic() - t0
         if r.returncode == 3:
-            print(f"skipped: {os.path.basename(exe)} finds no CUDA device")
-            sys.exit(77)
+            no_device.set()
+            return
         ok = r.returncode == 0 and " exact," in r.stdout
-        print(("ok     " if ok else "FAILED ") + f"{os.path.basename(exe)} {rows} x {cols}: "
-              + (r.stdout.strip() or r.stderr.strip()) + f" [{took:.1f} s]")
-        if not ok:
-            failed.append(f"{exe} {rows} {cols}")
-print(f"{len(failed)} failed" if failed else "all exact")
-sys.exit(1 if failed else 0)
+        with printing:
+            print(("ok     " if ok else "FAILED ") + f"{os.path.basename(exe)} {rows} x {cols}: "
+                  + (r.stdout.strip() or r.stderr.strip()) + f" [{took:.1f} s]", flush=True)
+            if not ok:
+                failed.append(f"{exe} {rows} {cols}")
+
+    small = [(exe, r, c) for exe in plains for r, c in SHAPES]
+    big = [(exe, r, c) for exe in plains for r, c in LARGE] if large else []
+    t0 = time.monotonic()
+    # The first run alone: a machine without a device says so once, before anything else.
+    run(*small[0])
+    if no_device.is_set():
+        print(f"skipped: {os.path.basename(small[0][0])} finds no CUDA device")
+        return 77
+    with concurrent.futures.ThreadPoolExecutor(LARGE_AT_ONCE) as big_pool, \
+            concurrent.futures.ThreadPoolExecutor(workers()) as small_pool:
+        futures = [big_pool.submit(run, *job) for job in big]
+        futures += [small_pool.submit(run, *job) for job in small[1:]]
+        for f in futures:
+            f.result()
+    if no_device.is_set():
+        print("skipped: a plain program found no CUDA device")
+        return 77
+    print(f"{len(small) + len(big)} runs, at most {workers()} small and {LARGE_AT_ONCE} large at "
+          f"once, in {time.monotonic() - t0:.0f} s")
+    print(f"{len(failed)} failed" if failed else "all exact")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

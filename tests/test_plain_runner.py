@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""tests/test_plain.py, the runner of the plain files, on fake plain programs (no GPU):
+  1. every program runs on every shape exactly once, the large shape with --large, and the
+     runs overlap: the wall time is well under the sum of the runs';
+  2. a run that is not exact fails the test and is named;
+  3. programs that find no device (exit 3) make it exit 77, skipped;
+  4. a build without plain programs: exit 2.
+
+Usage: test_plain_runner.py PATH/TO/test_plain.py"""
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+runner = sys.argv[1]
+failures = []
+
+
+def check(ok, what, detail=""):
+    print(("ok     " if ok else "FAILED ") + what)
+    if not ok:
+        failures.append(what)
+        if detail:
+            print("       " + detail[-3000:])
+
+
+def fake_build(root, programs, body):
+    """ROOT/steps/NAME/NAME-plain for each NAME, a shell script running @p body."""
+    for name in programs:
+        d = os.path.join(root, "steps", name)
+        os.makedirs(d)
+        exe = os.path.join(d, f"{name}-plain")
+        with open(exe, "w") as f:
+            f.write("#!/bin/sh\n" + body.replace("NAME", name))
+        os.chmod(exe, stat.S_IRWXU)
+
+
+def run(build, *args, env=None):
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, runner, build, *args], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})), timeout=300)
+    return r, time.monotonic() - t0
+
+
+EXACT = ('case "$1" in 46349) sleep 1.5;; *) sleep 0.3;; esac\n'
+         'echo "NAME-plain: $1 x $2 float: exact, 1.0 GB/s (median of 50 launches)"\n')
+names = ["02-a", "03-b", "04-c"]
+
+with tempfile.TemporaryDirectory() as d:
+    fake_build(d, names, EXACT)
+    r, wall = run(d, "--large", env={"TT_THREADS": "8"})
+    runs = re.findall(r"^ok     (\S+) (\d+) x (\d+):", r.stdout, re.M)
+    check(r.returncode == 0 and "all exact" in r.stdout, "exact programs pass", r.stdout + r.stderr)
+    check(len(runs) == 3 * 18 and len(set(runs)) == len(runs)
+          and ("03-b-plain", "46349", "46349") in runs,
+          f"every program on every shape once, the large one too ({len(runs)} runs)", r.stdout)
+    serial = 3 * (17 * 0.3 + 1.5)
+    check(wall < serial / 2, f"the runs overlap: {wall:.1f} s against {serial:.1f} s one by one",
+          r.stdout)
+    r, _ = run(d, env={"TT_THREADS": "8"})
+    check(r.returncode == 0 and "46349" not in r.stdout, "without --large, no large shape", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    fake_build(d, names, EXACT.replace(
+        'echo "NAME', '[ "NAME$1" = "03-b17" ] && { echo "NAME-plain: WRONG"; exit 1; }\necho "NAME'))
+    r, _ = run(d, env={"TT_THREADS": "4"})
+    check(r.returncode == 1 and re.search(r"^FAILED 03-b-plain 17 x 83", r.stdout, re.M)
+          and "1 failed" in r.stdout, "a run that is not exact fails and is named", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    fake_build(d, names, 'echo "no CUDA device" >&2\nexit 3\n')
+    r, _ = run(d, "--large")
+    check(r.returncode == 77 and "skipped" in r.stdout, "no device: skipped (77)", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    r, _ = run(d)
+    check(r.returncode == 2, "no plain program: exit 2", r.stdout)
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
