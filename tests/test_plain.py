@@ -6,14 +6,16 @@ both sides of the tile widths, and sides that are multiples of 4 in partial tile
 16-byte paths).
 
 The runs are independent programs, so several run at once: up to TT_THREADS (the share of
-the host's cores the GPU check gives a part; else every core) small ones, and beside them
-LARGE_AT_ONCE of the large ones, each of which holds 17.2 GB on the device and as much on
-the host and spends most of its time in its single-threaded CPU check.
+the host's cores the GPU check gives a part; else every core) small ones, and beside them as
+many large ones as the GPU's free memory and the host's available memory hold with a quarter
+to spare (each holds 17.2 GB on the device and as much on the host, and spends most of its
+time in its single-threaded CPU check), at least one and at most TT_THREADS.
 
 Usage: test_plain.py BUILD_DIR [--large]
---large adds a matrix past 2^31 elements (46349 x 46349 float: 8.6 GB each way, with the CPU
-check; the GPU check runs it). Exit status: 0 all exact, 1 a run failed, 2 no plain program,
-77 skipped (no CUDA device: the programs exit 3).
+--large adds the matrices past 2^31 elements: 46349 x 46349 (whole tiles in neither
+direction) and 1 x 2147483647 (one row, the longest an int holds), float, 8.6 GB each way,
+with the CPU check; the GPU check runs them. Exit status: 0 all exact, 1 a run failed, 2 no
+plain program, 77 skipped (no CUDA device: the programs exit 3).
 """
 import concurrent.futures
 import glob
@@ -26,9 +28,37 @@ import time
 SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 3), (17, 83), (83, 17), (31, 33), (33, 31),
           (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099),
           (36, 100), (132, 68), (4100, 8196)]
-LARGE = [(46349, 46349)]
-# Two large runs at once: 34.4 GB of device memory (an H100 has 80 GB) and of host memory.
-LARGE_AT_ONCE = 2
+LARGE = [(46349, 46349), (1, 2147483647)]
+LARGE_BYTES = 2 * 4 * max(r * c for r, c in LARGE)  # input and output, float
+
+
+def free_bytes():
+    """(the free memory of the GPU the runs see, the host's available memory), in bytes; None
+    for what cannot be read."""
+    gpu = host = None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or "0"
+    try:
+        r = subprocess.run(["nvidia-smi", "-i", visible, "--query-gpu=memory.free",
+                            "--format=csv,noheader,nounits"], capture_output=True, text=True)
+        gpu = int(r.stdout.split()[0]) * 2**20 if r.returncode == 0 else None
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    host = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return gpu, host
+
+
+def large_at_once():
+    """The large runs at once: what the GPU's and the host's free memory hold, with a quarter
+    to spare, at least 1 and at most workers(); 2 where the memory cannot be read."""
+    known = [b for b in free_bytes() if b is not None]
+    fit = min(b // (LARGE_BYTES * 5 // 4) for b in known) if len(known) == 2 else 2
+    return max(1, min(workers(), fit))
 
 
 def workers():
@@ -74,7 +104,8 @@ def main():
     if no_device.is_set():
         print(f"skipped: {os.path.basename(small[0][0])} finds no CUDA device")
         return 77
-    with concurrent.futures.ThreadPoolExecutor(LARGE_AT_ONCE) as big_pool, \
+    big_at_once = large_at_once() if big else 0
+    with concurrent.futures.ThreadPoolExecutor(max(1, big_at_once)) as big_pool, \
             concurrent.futures.ThreadPoolExecutor(workers()) as small_pool:
         futures = [big_pool.submit(run, *job) for job in big]
         futures += [small_pool.submit(run, *job) for job in small[1:]]
@@ -83,7 +114,7 @@ def main():
     if no_device.is_set():
         print("skipped: a plain program found no CUDA device")
         return 77
-    print(f"{len(small) + len(big)} runs, at most {workers()} small and {LARGE_AT_ONCE} large at "
+    print(f"{len(small) + len(big)} runs, at most {workers()} small and {big_at_once} large at "
           f"once, in {time.monotonic() - t0:.0f} s")
     print(f"{len(failed)} failed" if failed else "all exact")
     return 1 if failed else 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/test_plain.py, the runner of the plain files, on fake plain programs (no GPU):
-  1. every program runs on every shape exactly once, the large shape with --large, and the
+  1. every program runs on every shape exactly once, the large shapes with --large, and the
      runs overlap: the wall time is well under the sum of the runs';
   2. a run that is not exact fails the test and is named;
   3. programs that find no device (exit 3) make it exit 77, skipped;
@@ -54,14 +54,26 @@ with tempfile.TemporaryDirectory() as d:
     r, wall = run(d, "--large", env={"TT_THREADS": "8"})
     runs = re.findall(r"^ok     (\S+) (\d+) x (\d+):", r.stdout, re.M)
     check(r.returncode == 0 and "all exact" in r.stdout, "exact programs pass", r.stdout + r.stderr)
-    check(len(runs) == 3 * 18 and len(set(runs)) == len(runs)
-          and ("03-b-plain", "46349", "46349") in runs,
-          f"every program on every shape once, the large one too ({len(runs)} runs)", r.stdout)
-    serial = 3 * (17 * 0.3 + 1.5)
+    check(len(runs) == 3 * 19 and len(set(runs)) == len(runs)
+          and ("03-b-plain", "46349", "46349") in runs and ("04-c-plain", "1", "2147483647") in runs,
+          f"every program on every shape once, the large ones too ({len(runs)} runs)", r.stdout)
+    serial = 3 * (18 * 0.3 + 1.5)
     check(wall < serial / 2, f"the runs overlap: {wall:.1f} s against {serial:.1f} s one by one",
           r.stdout)
     r, _ = run(d, env={"TT_THREADS": "8"})
     check(r.returncode == 0 and "46349" not in r.stdout, "without --large, no large shape", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    # A GPU with 20 GB free holds one large run (17.2 GB and a quarter to spare): one at once.
+    fake_build(d, names, EXACT)
+    tools = os.path.join(d, "bin")
+    os.makedirs(tools)
+    with open(os.path.join(tools, "nvidia-smi"), "w") as f:
+        f.write("#!/bin/sh\necho 20000\n")
+    os.chmod(os.path.join(tools, "nvidia-smi"), stat.S_IRWXU)
+    r, _ = run(d, "--large", env={"TT_THREADS": "8", "PATH": tools + os.pathsep + os.environ["PATH"]})
+    check(r.returncode == 0 and "and 1 large at once" in r.stdout,
+          "the GPU's free memory bounds the large runs at once", r.stdout)
 
 with tempfile.TemporaryDirectory() as d:
     fake_build(d, names, EXACT.replace(
