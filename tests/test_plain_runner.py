@@ -3,7 +3,8 @@
   1. every program runs on every shape exactly once, the large shapes with --large, and the
      runs overlap: the wall time is well under the sum of the runs';
   2. a run that is not exact fails the test and is named;
-  3. programs that find no device (exit 3) make it exit 77, skipped;
+  3. a plain program may refuse a shape only where its step's program refuses it too;
+     programs that find no device (exit 3) make it exit 77, skipped;
   4. a build without plain programs: exit 2.
 
 Usage: test_plain_runner.py PATH/TO/test_plain.py"""
@@ -81,6 +82,26 @@ with tempfile.TemporaryDirectory() as d:
     r, _ = run(d, env={"TT_THREADS": "4"})
     check(r.returncode == 1 and re.search(r"^FAILED 03-b-plain 17 x 83", r.stdout, re.M)
           and "1 failed" in r.stdout, "a run that is not exact fails and is named", r.stdout)
+
+# A plain program that refuses 1 x 2147483647 (exit 2): right where its step's program refuses
+# it too, wrong where the step's program takes it.
+REFUSES = ('[ "$1" = 1 ] && [ "$2" = 2147483647 ] && { echo "usage: too many blocks" >&2; exit 2; }\n'
+           + EXACT)
+for step_takes in (False, True):
+    with tempfile.TemporaryDirectory() as d:
+        fake_build(d, names, REFUSES)
+        for name in names:
+            with open(os.path.join(d, "steps", name, name), "w") as f:
+                f.write("#!/bin/sh\n" + ("exit 0\n" if step_takes else
+                                         'echo "NAME: error: too many blocks" >&2\nexit 2\n'))
+            os.chmod(os.path.join(d, "steps", name, name), stat.S_IRWXU)
+        r, _ = run(d, "--large", env={"TT_THREADS": "8"})
+        if step_takes:
+            check(r.returncode == 1 and re.search(r"^FAILED 02-a-plain 1 x 2147483647", r.stdout, re.M),
+                  "a refusal its step's program does not share fails", r.stdout)
+        else:
+            check(r.returncode == 0 and "refused, as its step's program does" in r.stdout,
+                  "a refusal its step's program shares passes", r.stdout)
 
 with tempfile.TemporaryDirectory() as d:
     fake_build(d, names, 'echo "no CUDA device" >&2\nexit 3\n')
