@@ -15,7 +15,15 @@
 //     other than the fixed-width integers, min, max and size_t;
 //   - the harness: a tt:: name other than the kernel vocabulary of common/kernel.hpp and
 //     common/types.hpp (Thread, Move, Coord, inside, offset, ...): not the references, the
-//     runner, the registry or the emulation.
+//     runner, the registry or the emulation;
+//   - attributes ([[...]]), and what could hide any of the above from a check that reads the
+//     text: a carriage return anywhere in the file (Windows line endings), a character that is
+//     not printable ASCII, a line continuation (a backslash at a line's end), a trigraph.
+//
+// It reads a region as the compiler does: comments are skipped (a comment before `#` does not
+// hide a directive), digraphs are their tokens (`%:` is `#`, `<%` and `%>` are braces, `<:`
+// and `:>` brackets), and a name is checked with its qualification however it is spaced
+// (`tt :: Step`, `tt::/**/Step`).
 //
 // It also warns, without failing, when a student's copy of a step's file was edited outside
 // its regions: the build takes only the regions, so those edits do nothing.
@@ -27,6 +35,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -105,7 +114,8 @@ std::vector<Token> tokens(const std::string& src, int first_line, std::vector<To
       ++i;
       continue;
     }
-    if (c == '#' && line_start) {  // a preprocessor line, continued by backslashes
+    const bool hash = c == '#' || (src.compare(i, 2, "%:") == 0);  // `%:` is the digraph of #
+    if (hash && line_start) {  // a preprocessor line, continued by backslashes
       std::size_t e = i;
       while (e < src.size() && src[e] != '\n') {
         if (src[e] == '\\' && e + 1 < src.size() && src[e + 1] == '\n') ++e;
@@ -116,7 +126,7 @@ std::vector<Token> tokens(const std::string& src, int first_line, std::vector<To
       i = e;
       continue;
     }
-    line_start = false;
+    // Comments are white space: one before a `#` leaves the `#` at the start of its line.
     if (src.compare(i, 2, "//") == 0) {
       while (i < src.size() && src[i] != '\n') ++i;
       continue;
@@ -128,6 +138,23 @@ std::vector<Token> tokens(const std::string& src, int first_line, std::vector<To
       i = stop;
       continue;
     }
+    line_start = false;
+    // Digraphs are the tokens they spell (`<::` is `<` then `::`, unless `:` or `>` follows).
+    static const std::pair<const char*, const char*> digraphs[] = {
+        {"%:%:", "#"}, {"%:", "#"}, {"<%", "{"}, {"%>", "}"}, {"<:", "["}, {":>", "]"}};
+    bool spelled = false;
+    for (const auto& [digraph, token] : digraphs) {
+      const std::size_t n = std::char_traits<char>::length(digraph);
+      if (src.compare(i, n, digraph) != 0) continue;
+      if (std::string(digraph) == "<:" && src.compare(i, 3, "<::") == 0 &&
+          (i + 3 >= src.size() || (src[i + 3] != ':' && src[i + 3] != '>')))
+        continue;
+      out.push_back({token, line});
+      i += n;
+      spelled = true;
+      break;
+    }
+    if (spelled) continue;
     if (c == '"' || c == '\'') {
       std::size_t e = i + 1;
       while (e < src.size() && src[e] != c && src[e] != '\n') e += src[e] == '\\' ? 2 : 1;
@@ -209,9 +236,66 @@ std::vector<std::pair<int, std::string>> check(const Region& r) {
       bad.push_back({d.line, "a preprocessor line ('" + d.text.substr(0, 40) +
                                  "'): a region may hold `#pragma unroll` only, and the same "
                                  "code for the host and the GPU"});
-  for (const auto& k : t) {
-    const std::string why = forbidden(k.text);
-    if (!why.empty()) bad.push_back({k.line, why});
+  // What could hide code from the reading below: bytes that are not printable ASCII, line
+  // continuations (a backslash, perhaps spaces, then the line's end: the compiler joins the
+  // lines, so `cuda\` and `Memcpy` on the next line are one name), trigraphs.
+  {
+    int line = r.line;
+    for (std::size_t i = 0; i < r.body.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(r.body[i]);
+      if (c == '\n') {
+        ++line;
+      } else if (c == '\\') {
+        std::size_t e = i + 1;
+        while (e < r.body.size() && (r.body[e] == ' ' || r.body[e] == '\t')) ++e;
+        if (e < r.body.size() && r.body[e] == '\n')
+          bad.push_back({line,
+                         "a line continuation (a '\\' at the end of a line): no exercise "
+                         "needs one, and it joins lines into one"});
+      } else if (c != '\t' && (c < 0x20 || c > 0x7e)) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", c);
+        bad.push_back({line, std::string("a byte that is not printable ASCII (") + hex +
+                                 "): a region is plain ASCII source"});
+      } else if (c == '?' && r.body.compare(i, 2, "??") == 0 && i + 2 < r.body.size() &&
+                 std::string("=/'()!<>-").find(r.body[i + 2]) != std::string::npos) {
+        bad.push_back({line, "a trigraph ('" + r.body.substr(i, 3) + "'): no exercise needs one"});
+      }
+    }
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::string why = forbidden(t[i].text);
+    if (!why.empty()) bad.push_back({t[i].line, why});
+    if (t[i].text == "#")
+      bad.push_back({t[i].line, "a '#' outside a preprocessor line: a region has no macros"});
+    if (t[i].text == "[" && i + 1 < t.size() && t[i + 1].text == "[")
+      bad.push_back({t[i].line,
+                     "an attribute ('[[...]]'): no exercise needs one, and "
+                     "[[gnu::constructor]] runs a function before main"});
+  }
+  // A name and its qualification apart (`tt :: Step`, `tt::/**/Step`): the name the tokens
+  // make together, from a word on while a `::` ends one token or starts the next.
+  const auto word = [](const std::string& w) {
+    return !w.empty() &&
+           (std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_' || w[0] == ':');
+  };
+  const auto ends_scope = [](const std::string& w) {
+    return w.size() >= 2 && w.compare(w.size() - 2, 2, "::") == 0;
+  };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!word(t[i].text)) continue;
+    std::string name = t[i].text;
+    std::size_t k = i;
+    while (k + 1 < t.size() && word(t[k + 1].text) &&
+           (ends_scope(name) || starts_with(t[k + 1].text, "::"))) {
+      const std::string& next = t[++k].text;
+      name += ends_scope(name) && starts_with(next, "::") ? next.substr(2) : next;
+    }
+    if (k > i) {
+      const std::string why = forbidden(name);
+      if (!why.empty()) bad.push_back({t[i].line, why});
+      i = k;
+    }
   }
   // Brackets, and the statements of the region's outermost level (outside any function).
   int depth = 0, parens = 0;
@@ -332,6 +416,30 @@ int main(int argc, char** argv) {
     if (!read(argv[a], text)) {
       std::cerr << "lab-regions: cannot read " << argv[a] << "\n";
       return 2;
+    }
+    // A carriage return (Windows line endings) would hide the region markers from the reading
+    // below while the build still takes the regions: refused, for each region of the file.
+    const std::size_t cr = text.find('\r');
+    if (cr != std::string::npos) {
+      const int cr_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + cr, '\n'));
+      std::string lf = text;
+      lf.erase(std::remove(lf.begin(), lf.end(), '\r'), lf.end());
+      bool named = false;
+      for (const auto& r : cut(lf).regions) {
+        if (!exercises.count(r.id)) continue;
+        std::cerr << argv[a] << ":" << cr_line << ": error: exercise " << r.id
+                  << ": a carriage return (Windows line endings): save the file with LF line "
+                     "endings; the lab reads its regions line by line\n";
+        ++problems;
+        named = true;
+      }
+      if (!named) {
+        std::cerr << argv[a] << ":" << cr_line
+                  << ": error: a carriage return (Windows line "
+                     "endings): save the file with LF line endings\n";
+        ++problems;
+      }
+      continue;
     }
     const Cut c = cut(text);
     for (const auto& r : c.regions) {

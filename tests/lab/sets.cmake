@@ -70,4 +70,12 @@ set(tt_lab_rejected
     "04-namespace-escape.txt|04-padding|a '}' that closes more than the region opened"
     "04-namespace-escape.txt|04-padding|'namespace': no exercise needs it"
     "07-define.txt|07-swizzle|a preprocessor line \\('#define"
-    "05-no-barrier.txt|05-multi-element|a preprocessor line \\('#define __syncthreads")
+    "05-no-barrier.txt|05-multi-element|a preprocessor line \\('#define __syncthreads"
+    "04-digraph.txt|04-padding|a preprocessor line \\('%:include_next"
+    "04-comment-directive.txt|04-padding|a preprocessor line \\('#include"
+    "04-digraph-brace.txt|04-padding|a '}' that closes more than the region opened"
+    "04-continuation.txt|04-padding|a line continuation"
+    "04-attribute.txt|04-padding|an attribute"
+    "04-spaced-name.txt|04-padding|'tt::tutorial_steps': the harness"
+    "04-crlf.txt|04-padding|a carriage return \\(Windows line endings\\)"
+    "04-trigraph.txt|04-padding|a trigraph")
