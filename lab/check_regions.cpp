@@ -199,7 +199,9 @@ std::string forbidden(const std::string& name) {
       "execvp", "execve", "dlopen", "dlsym", "fopen", "freopen", "fwrite", "fread", "fprintf",
       "printf", "puts", "putchar", "getenv", "setenv", "putenv", "malloc", "calloc", "realloc",
       "free", "memcpy", "memmove", "memset", "abort", "exit", "_exit", "atexit", "quick_exit",
-      "signal", "raise", "sleep", "usleep", "open", "read", "write", "mmap", "syscall"};
+      "signal", "raise", "sleep", "usleep", "open", "read", "write", "mmap", "syscall",
+      "fputs", "fputc", "putc", "vprintf", "vfprintf", "dprintf", "perror", "stdout", "stderr",
+      "stdin", "kill", "setjmp", "longjmp", "pthread_create", "dup2", "close"};
   static const std::set<std::string> std_ok = {
       "std::int64_t", "std::uint64_t", "std::int32_t", "std::uint32_t", "std::size_t",
       "std::ptrdiff_t", "std::min", "std::max"};
@@ -210,6 +212,10 @@ std::string forbidden(const std::string& name) {
   std::string bare = name;
   while (starts_with(bare, "::")) bare = bare.substr(2);
   if (keywords.count(bare)) return "'" + bare + "': no exercise needs it in a region";
+  // The compiler's and the C library's own names: __builtin_printf prints, __builtin_trap ends.
+  static const std::regex internal(R"(^(__builtin|__sync_|__atomic_|__cxa|__libc|_IO_|__gnu_).*)");
+  if (std::regex_match(bare, internal))
+    return "'" + bare + "': a compiler or C library builtin; a region is kernel code";
   if (libc.count(bare) || (starts_with(bare, "std::") && !std_ok.count(bare)))
     return "'" + bare + "': a library call; a region is kernel code (std:: allows only " +
            "int64_t, uint64_t, int32_t, uint32_t, size_t, ptrdiff_t, min and max)";

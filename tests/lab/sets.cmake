@@ -78,4 +78,7 @@ set(tt_lab_rejected
     "04-attribute.txt|04-padding|an attribute"
     "04-spaced-name.txt|04-padding|'tt::tutorial_steps': the harness"
     "04-crlf.txt|04-padding|a carriage return \\(Windows line endings\\)"
-    "04-trigraph.txt|04-padding|a trigraph")
+    "04-trigraph.txt|04-padding|a trigraph"
+    "04-builtin-print.txt|04-padding|'__builtin_printf': a compiler or C library builtin"
+    "04-builtin-print.txt|04-padding|'fputs': a library call"
+    "04-builtin-print.txt|04-padding|'stdout': a library call")
