@@ -53,7 +53,7 @@ PARTS = [
     ("cpu-tests", False, 50, ()),
     ("hostile", True, 35, ()),
     ("gpu-tests", True, 125, ()),
-    ("plain", True, 180, ()),
+    ("plain", True, 240, ()),
     ("lab", True, 105, ()),
     ("programs", True, 35, ()),
     ("latency", True, 5, ()),

@@ -5,11 +5,25 @@ thread of a whole tile takes (sass_check.main_path()), the same global loads and
 the same shared loads and stores, of the same widths, as many of each. So the plain file and
 the step cannot drift apart without a test failing.
 
-The step's kernel is the one its headline variant (as `course/bench --list` names it) runs at
-8192 x 8192 in float (`--explain --format json`); the plain program's is its only kernel but
-one named `transpose_fallback`, where it has one: the kernel that takes the shapes the headline
-path cannot (a side that is not a multiple of the vector), as the step's variant falls back to
-its scalar path. Both for the first architecture the build holds.
+Which kernels are compared:
+
+  - A plain file may name each of its kernels in a comment line of its own,
+        // plain_check: KERNEL ROWSxCOLS
+    e.g. `// plain_check: transpose_skewed 4099x8191`: KERNEL (its name in the plain program,
+    without parameters) is compared with the kernel that the step's headline variant runs
+    at ROWS x COLS in float. This is for steps whose headline variant runs different kernels
+    at different shapes (step 09's whole-sector kernel at 8192 x 8192, its skewed tiles at
+    4099 x 8191). Where a file has such lines, every kernel of its plain program must be named
+    in one, and every kernel named must be in the program.
+  - A file without such lines: the step's kernel is the one its headline variant runs at
+    8192 x 8192 in float, and the plain program's is its only kernel but one named
+    `transpose_fallback`, where it has one: the kernel that takes the shapes the headline path
+    cannot (a side that is not a multiple of the vector), as the step's variant falls back to
+    its scalar path.
+
+The headline variant is the one `course/bench --list` names; the kernel it runs at a shape is
+the one the step's program describes there (`--explain --format json --rows R --cols C`, no
+GPU needed). Both programs are read for the first architecture the plain program holds.
 
 Each plain file stands alone, so the part that is not the lesson (input, check, timing) is
 written out in every one: from the line `// --- Everything below is the same in every plain
@@ -53,20 +67,36 @@ def accesses(code):
     return kept
 
 
-def headline(build, exe):
-    """The normalised name of the kernel the step's headline variant (Step::headline, as
-    course/bench lists it) runs at 8192 x 8192, float."""
-    step = os.path.basename(exe)
+# `// plain_check: KERNEL ROWSxCOLS`, a line of its own in a plain file.
+NAMED = re.compile(r"^//\s*plain_check:\s*(\w+)\s+(\d+)x(\d+)\s*$", re.M)
+
+
+def named_kernels(text):
+    """[(kernel, rows, cols)] of the `// plain_check: KERNEL ROWSxCOLS` lines of a plain file,
+    in their order; [] where it has none."""
+    return [(m.group(1), int(m.group(2)), int(m.group(3))) for m in NAMED.finditer(text)]
+
+
+def headline_variant(build, step):
+    """The name of the step's headline variant (Step::headline), as course/bench lists it."""
     r = subprocess.run([os.path.join(build, "course", "bench"), "--list", "--sizes", "8192",
                         "--dtypes", "float"], capture_output=True, text=True)
     m = re.search(rf"headline: {re.escape(step)}/(\S+) float", r.stdout)
     if not m:
         raise SystemExit(f"plain_check: course/bench lists no headline variant of {step}")
-    r = subprocess.run([exe, "--explain", "--format", "json", "--sample", "1", "--size",
-                        "8192", "--dtype", "float", "--variant", m.group(1)],
+    return m.group(1)
+
+
+def headline(exe, variant, rows=8192, cols=8192):
+    """The normalised name of the kernel that variant @p variant of the step program @p exe
+    runs at rows x cols, float; None where the program describes none there."""
+    r = subprocess.run([exe, "--explain", "--format", "json", "--sample", "1", "--rows",
+                        str(rows), "--cols", str(cols), "--dtype", "float", "--variant", variant],
                        capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        return None
     plan = json.loads(r.stdout.splitlines()[0])
-    return sass_check.normalise(plan["kernel"])
+    return sass_check.normalise(plan["kernel"]) if plan.get("kernel") else None
 
 
 def main():
@@ -80,11 +110,13 @@ def main():
         return 2
     failures = []
     root = os.path.dirname(HERE)
-    tails = {}
+    tails, sources = {}, {}
     for plain in plains:
         step = os.path.basename(os.path.dirname(plain))
-        text = open(os.path.join(root, "steps", step, "plain.cu")).read()
-        at = text.find(TAIL)
+        path = os.path.join(root, "steps", step, "plain.cu")
+        text = open(path).read() if os.path.exists(path) else None
+        sources[step] = text
+        at = text.find(TAIL) if text is not None else -1
         tails[step] = text[at:] if at >= 0 else None
     first = next(iter(tails))
     for step, tail in tails.items():
@@ -108,21 +140,46 @@ def main():
         arch = archs[0]
         kernels = sass_check.sass_kernels(cuobjdump, plain, arch)
         plain_names = sass_check.demangle(list(kernels))
-        mine = [c for m, c in kernels.items() if "transpose_fallback" not in plain_names.get(m, m)]
-        want_name = headline(a.build, exe)
+        mine = {sass_check.normalise(plain_names.get(m, m)): c for m, c in kernels.items()}
+        variant = headline_variant(a.build, step)
         theirs = sass_check.sass_kernels(cuobjdump, exe, arch)
         names = sass_check.demangle(list(theirs))
-        code = [c for m, c in theirs.items() if sass_check.normalise(names.get(m, m)) == want_name]
-        if len(mine) != 1 or len(code) != 1:
-            failures.append(f"{step}: {len(mine)} kernel(s) in the plain program, {len(code)} "
-                            f"named {want_name} in the step")
-            continue
-        got, want = accesses(mine[0]), accesses(code[0])
-        line = (f"{step} ({arch}): plain {dict(sorted((got or {}).items()))}, step's "
-                f"{want_name} {dict(sorted((want or {}).items()))}")
-        print(line)
-        if got is None or want is None or got != want:
-            failures.append(line)
+        # (plain kernel's name or None, its code, the shape, the step's kernel at that shape)
+        pairs = []
+        named = named_kernels(sources[step] or "")
+        if named:
+            listed = {k for k, _, _ in named}
+            for k in sorted(set(mine) - listed):
+                failures.append(f"{step}: the plain program's kernel {k} is named in no "
+                                f"'// plain_check: KERNEL ROWSxCOLS' line of its plain.cu")
+            for k, rows, cols in named:
+                if k not in mine:
+                    failures.append(f"{step}: plain.cu names {k} in a plain_check line, but "
+                                    f"the plain program has no such kernel")
+                    continue
+                pairs.append((k, mine[k], (rows, cols), headline(exe, variant, rows, cols)))
+        else:
+            only = [(k, c) for k, c in mine.items() if "transpose_fallback" not in k]
+            if len(only) != 1:
+                failures.append(f"{step}: {len(only)} kernel(s) in the plain program besides "
+                                f"transpose_fallback, and no plain_check line to name them")
+                continue
+            pairs.append((None, only[0][1], (8192, 8192), headline(exe, variant)))
+        for k, code_mine, (rows, cols), want_name in pairs:
+            code = [c for m, c in theirs.items()
+                    if sass_check.normalise(names.get(m, m)) == want_name]
+            if want_name is None or len(code) != 1:
+                failures.append(f"{step}: the step's {variant} runs no kernel that its program "
+                                f"holds once at {rows} x {cols} float ({want_name})")
+                continue
+            got, want = accesses(code_mine), accesses(code[0])
+            what = "plain" if k is None else f"plain {k}"
+            at = "" if k is None else f" at {rows} x {cols}"
+            line = (f"{step} ({arch}): {what} {dict(sorted((got or {}).items()))}, step's "
+                    f"{want_name}{at} {dict(sorted((want or {}).items()))}")
+            print(line)
+            if got is None or want is None or got != want:
+                failures.append(line)
     for f in failures:
         print(f"FAIL: {f}")
     print(f"{len(failures)} failed" if failures else
