@@ -2,9 +2,9 @@
 """Runs every plain CUDA file of the steps (BUILD/steps/NN-name/NN-name-plain) on awkward
 shapes, on the GPU: each run checks its output bit for bit against a CPU transpose and exits
 0 only when it is exact. A plain program may refuse a shape (exit 2) only where its step's
-own program refuses it too (a grid of more than 65535 blocks along y, in steps 02 to 07). Shapes: 1 x 1, single rows and columns, primes, non-square, sizes on
-both sides of the tile widths, and sides that are multiples of 4 in partial tiles (the
-16-byte paths).
+own program refuses it too (a grid larger than CUDA allows: more than 65535 blocks along y).
+Shapes: 1 x 1, single rows and columns, primes, non-square, sizes on both sides of the tile
+widths, and sides that are multiples of 4 in partial tiles (the 16-byte paths).
 
 The runs are independent programs, so several run at once: up to TT_THREADS (the share of
 the host's cores the GPU check gives a part; else every core) small ones, and beside them as
