@@ -271,11 +271,28 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+def share():
+    """The threads this script keeps busy: TT_THREADS where the GPU check sets it (its part's
+    share of the host's cores), else the host's cores."""
+    try:
+        return max(1, int(os.environ["TT_THREADS"]))
+    except (KeyError, ValueError):
+        return os.cpu_count() or 2
+
+
+def beside(cmd):
+    """run(@p cmd) for CPU work beside the profiles: one thread (TT_THREADS=1) at a lower
+    priority (nice 10), so that share() of them at once keep to the part's cores and leave
+    Nsight Compute and the profiled program the CPU they wait on."""
+    return subprocess.run(cmd, capture_output=True, text=True,
+                          env=dict(os.environ, TT_THREADS="1"), preexec_fn=lambda: os.nice(10))
+
+
 def description(exe, variant, shape_args, dtype):
     """The variant's description (--explain --format json), or None for a type the variant
     does not take or a library call (no accesses); RuntimeError when the program fails."""
-    r = run([exe, "--explain", "--format", "json", "--sample", "0", "--variant", variant,
-             "--dtype", dtype] + shape_args)
+    r = beside([exe, "--explain", "--format", "json", "--sample", "0", "--variant", variant,
+                "--dtype", dtype] + shape_args)
     if r.returncode != 0 and "does not support --dtype" in r.stderr:
         return None
     if r.returncode != 0 or not r.stdout.strip():
@@ -456,7 +473,7 @@ def read_group(ncu, report_file, plans):
     one kernel each, with its plan's block and grid (RuntimeError otherwise). Reads the details
     page once and each kernel's source page (CPU only, so it runs beside the next profile)."""
     read = [ncu, "--import", report_file + ".ncu-rep", "--csv", "--print-units", "base"]
-    kernels = parse_kernels(run(read + ["--page", "details"]).stdout)
+    kernels = parse_kernels(beside(read + ["--page", "details"]).stdout)
     want = [(launch_text(p["block"]), launch_text(p["grid"])) for p in plans]
     if [k[0] for k in kernels] != want or not all(k[1] for k in kernels):
         raise RuntimeError(f"{report_file}: {[k[0] for k in kernels]} profiled, where "
@@ -464,8 +481,8 @@ def read_group(ncu, report_file, plans):
                            f"of block and grid {want}")
     out = []
     for i, (_, values) in enumerate(kernels):
-        source = run(read + ["--launch-skip", str(i), "--launch-count", "1", "--page", "source",
-                             "--print-source", "sass"])
+        source = beside(read + ["--launch-skip", str(i), "--launch-count", "1", "--page", "source",
+                                "--print-source", "sass"])
         per_instruction = parse_source(source.stdout) if source.returncode == 0 else {}
         out.append((measure_kinds(values), per_instruction, values))
     return out
@@ -570,7 +587,7 @@ def main():
     # The GPU profiles one program and type at a time; the descriptions and the reading of
     # the reports (CPU only) run beside it.
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(
-            max_workers=min(8, os.cpu_count() or 4)) as pool:
+            max_workers=share()) as pool:
         plans = [pool.submit(description, exe, variant, shape, dtype)
                  for exe, _, variant, dtype in jobs]
         groups = {}  # (program, dtype) -> [job index], the kernels one run may profile

@@ -177,14 +177,14 @@ def fake_run(details_text):
     return lambda cmd: subprocess.CompletedProcess(cmd, 0, pages[cmd[cmd.index("--page") + 1]], "")
 
 
-saved = nc.run
+saved = nc.run, nc.beside
 try:
-    nc.run = fake_run(details)
+    nc.run = nc.beside = fake_run(details)
     [(measured, per_instruction, values)] = nc.read_group("ncu", "r", [one])
     check(values["dram__bytes_read.sum"] == 1000.0
           and measured[("global", "load", False)]["instructions"] == 7.0 and per_instruction,
           "the report of the variant's kernel is read")
-    nc.run = fake_run(details + second)
+    nc.run = nc.beside = fake_run(details + second)
     both = nc.read_group("ncu", "r", [one, dict(one, variant="b", block=[32, 32, 1],
                                                    grid=[4, 4, 1])])
     check([v["dram__bytes_read.sum"] for _, _, v in both] == [1000.0, 2000.0],
@@ -194,14 +194,14 @@ try:
                           ("no kernel", head, [one]),
                           ("the kernels in another order", second + details,
                            [one, dict(one, variant="b", block=[32, 32, 1], grid=[4, 4, 1])])]:
-        nc.run = fake_run(text)
+        nc.run = nc.beside = fake_run(text)
         try:
             nc.read_group("ncu", "r", p)
             check(False, f"a report of {what} is refused")
         except RuntimeError:
             pass
 finally:
-    nc.run = saved
+    nc.run, nc.beside = saved
 
 # cp.async (step 11): the description marks the global load and the shared store as made by
 # one LDGSTS; they are compared on the LDGSTS counters. Its seam blocks load through registers:

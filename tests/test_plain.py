@@ -10,7 +10,10 @@ The runs are independent programs, so several run at once: up to TT_THREADS (the
 the host's cores the GPU check gives a part; else every core) small ones, and beside them as
 many large ones as the GPU's free memory and the host's available memory hold with a quarter
 to spare (each holds 17.2 GB on the device and as much on the host, and spends most of its
-time in its single-threaded CPU check), at least one and at most TT_THREADS.
+time in its single-threaded CPU check), at least one and at most TT_THREADS, or at most
+PLAIN_LARGE_AT_ONCE where that is set (the GPU check sets 2: on the lent hosts, host memory
+touched for the first time stalls the CUDA calls of every other process, and six large runs
+at once made the GPU tests' first case 30 times slower beside them).
 
 Usage: test_plain.py BUILD_DIR [--large]
 --large adds the matrices past 2^31 elements: 46349 x 46349 (whole tiles in neither
@@ -56,10 +59,15 @@ def free_bytes():
 
 def large_at_once():
     """The large runs at once: what the GPU's and the host's free memory hold, with a quarter
-    to spare, at least 1 and at most workers(); 2 where the memory cannot be read."""
+    to spare, at least 1 and at most workers() and PLAIN_LARGE_AT_ONCE; 2 where the memory
+    cannot be read."""
     known = [b for b in free_bytes() if b is not None]
     fit = min(b // (LARGE_BYTES * 5 // 4) for b in known) if len(known) == 2 else 2
-    return max(1, min(workers(), fit))
+    try:
+        cap = max(1, int(os.environ["PLAIN_LARGE_AT_ONCE"]))
+    except (KeyError, ValueError):
+        cap = workers()
+    return max(1, min(workers(), cap, fit))
 
 
 def workers():

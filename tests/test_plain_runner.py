@@ -5,7 +5,8 @@
   2. a run that is not exact fails the test and is named;
   3. a plain program may refuse a shape only where its step's program refuses it too;
      programs that find no device (exit 3) make it exit 77, skipped;
-  4. a build without plain programs: exit 2.
+  4. a build without plain programs: exit 2;
+  5. the large runs at once stay within the GPU's free memory and PLAIN_LARGE_AT_ONCE.
 
 Usage: test_plain_runner.py PATH/TO/test_plain.py"""
 import os
@@ -75,6 +76,23 @@ with tempfile.TemporaryDirectory() as d:
     r, _ = run(d, "--large", env={"TT_THREADS": "8", "PATH": tools + os.pathsep + os.environ["PATH"]})
     check(r.returncode == 0 and "and 1 large at once" in r.stdout,
           "the GPU's free memory bounds the large runs at once", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    # PLAIN_LARGE_AT_ONCE bounds them too: each large run notes its start and end, and no two
+    # of them overlap.
+    fake_build(d, names, 'case "$1" in 46349|1) echo "start $(date +%s%N)" >>"' + d +
+               '/large-$1-NAME"; sleep 0.5; echo "end $(date +%s%N)" >>"' + d +
+               '/large-$1-NAME";; esac\n' + EXACT)
+    r, _ = run(d, "--large", env={"TT_THREADS": "8", "PLAIN_LARGE_AT_ONCE": "1"})
+    spans = []
+    for f in os.listdir(d):
+        if f.startswith("large-"):
+            marks = dict(line.split() for line in open(os.path.join(d, f)))
+            spans.append((int(marks["start"]), int(marks["end"])))
+    spans.sort()
+    apart = all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    check(r.returncode == 0 and "and 1 large at once" in r.stdout and len(spans) == 6 and apart,
+          f"PLAIN_LARGE_AT_ONCE=1: the {len(spans)} large runs one after another", r.stdout)
 
 with tempfile.TemporaryDirectory() as d:
     fake_build(d, names, EXACT.replace(
