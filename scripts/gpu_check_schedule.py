@@ -14,8 +14,9 @@ The order: a part starts once every part it comes after (PARTS' `after`, when bo
 ended; among the parts ready, the one with the longest path of estimated seconds to the end
 of the check goes first. A part that times or counts something (the bench, Nsight Compute)
 has its GPU to itself; the parts that do neither (the tests and the sanitizer, SHARING) may
-run beside each other, up to SHARE on one GPU. A part still running after its time limit, or at the
-deadline of the whole check, is stopped (its whole process group) and fails with a message;
+run beside each other, up to SHARE on one GPU. The parts of two profiling tools (Nsight
+Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPUs. A part
+still running after its time limit, or at the deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
 Summary (OUT/gpu-check.txt): the commit, the device, the GPUs, the dates, the wall time, the
@@ -28,7 +29,7 @@ Usage: scripts/gpu_check_schedule.py --out OUT --gpus 0,1,2,3 [--parts "tests nc
            [--deadline S] [--cpu-slots N] [--commit C] [--device D] [--table FILE]
            -- PART_COMMAND...
 --table FILE replaces the table of parts by a JSON list of {name, gpu, estimate, after,
-limit, shares} (the test of the schedule uses it; without limit, a part's limit is worked out as for
+limit, shares, tool} (the test of the schedule uses it; without limit, a part's limit is worked out as for
 the table's own). --list prints the parts and groups and exits.
 Exit status: 0 every part ok or skipped, 1 a part failed, timed out or did not run, 2 bad
 usage (an unknown part, no GPU for a GPU part, no part command).
@@ -91,6 +92,15 @@ MIN_LIMIT = 300
 SHARING = {"hostile", "plain", "sanitizer-memcheck", "sanitizer-racecheck",
            "sanitizer-synccheck", "sanitizer-initcheck"}
 SHARE = 3
+# The parts that run a profiling tool: Nsight Compute's and compute-sanitizer's never run at
+# the same time, on any GPUs. On hosts of four H200s, Nsight Compute's profiles took five to
+# eight times as long while compute-sanitizer ran on another GPU as after it had ended (the
+# same kernels at 8192 x 8192: 38 s against 5 s; docs/results/h200/665a20c/README.md).
+TOOLS = {**{n: "ncu" for n in ("sectors", "ncu-8192", "ncu-4099x8191", "ncu-4100x8196",
+                               "ncu-3001x5003", "counters-8192x16384", "counters-4099x8191",
+                               "banks")},
+         **{n: "sanitizer" for n in ("sanitizer-memcheck", "sanitizer-racecheck",
+                                     "sanitizer-synccheck", "sanitizer-initcheck")}}
 # The names that stand for several parts: the parts of earlier versions of the check.
 GROUPS = {
     "tests": ["cpu-tests", "hostile", "gpu-tests", "plain", "lab"],
@@ -105,10 +115,11 @@ GROUPS = {
 
 
 class Part:
-    def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None):
+    def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None, tool=None):
         self.name, self.gpu, self.estimate = name, bool(gpu), float(estimate)
         self.after = tuple(after)
         self.shares = self.gpu and (name in SHARING if shares is None else bool(shares))
+        self.tool = TOOLS.get(name) if tool is None else (tool or None)
         self.limit = float(limit) if limit is not None else max(MIN_LIMIT,
                                                                   LIMIT_FACTOR * self.estimate)
         self.state = "waiting"  # waiting, running, ok, skip, FAIL, not run
@@ -124,7 +135,7 @@ def load_table(path):
     with open(path) as f:
         rows = json.load(f)
     return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r.get("limit"),
-                 r.get("shares", False)) for r in rows]
+                 r.get("shares", False), r.get("tool", "")) for r in rows]
 
 
 def expand(words, table):
@@ -246,6 +257,9 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
         ready = [p for p in waiting if all(a in done or a not in chosen for a in p.after)]
         ready.sort(key=lambda p: (-rank[p.name], parts.index(p)))
         for p in ready:
+            if p.tool and any(q.state == "running" and q.tool not in (None, p.tool)
+                              for q in parts):
+                continue  # another profiling tool runs: this one waits for it to end
             if p.gpu and place(p) is not None:
                 p.where = place(p)
                 holders[p.where].append(p)
@@ -361,6 +375,7 @@ def main(argv=None):
         for p in table:
             after = f", after {' '.join(p.after)}" if p.after else ""
             kind = "GPU, shared" if p.shares else "GPU" if p.gpu else "no GPU"
+            kind += f", {p.tool}" if p.tool else ""
             print(f"{p.name}: {kind}, about {p.estimate:.0f} s alone, "
                   f"limit {p.limit:.0f} s{after}")
         for g, names in GROUPS.items():

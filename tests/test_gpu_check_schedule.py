@@ -3,6 +3,7 @@
 on this machine, with parts that only pretend: each fake part sleeps, fails, hangs or skips as
 its name says, and writes down where and when it ran. What must hold:
   - every part runs exactly once, and two parts never share a GPU at the same time;
+  - the parts of two profiling tools never run at the same time;
   - a part that needs no GPU gets none (CUDA_VISIBLE_DEVICES empty), and waits for nothing;
   - a part waits for the parts it comes after; the longest path goes first;
   - a failure anywhere fails the check, and the other parts still run;
@@ -97,7 +98,9 @@ with tempfile.TemporaryDirectory() as d:
         tpath = os.path.join(out, "table.json")
         with open(tpath, "w") as f:
             json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l,
-                            shares=bool(more and more[0])) for n, g, e, a, l, *more in table], f)
+                            shares=bool(more and more[0]),
+                            tool=more[1] if len(more) > 1 else "")
+                       for n, g, e, a, l, *more in table], f)
         t0 = time.time()
         try:
             r = subprocess.run([sys.executable, schedule, "--out", out, "--gpus", gpus,
@@ -178,6 +181,23 @@ with tempfile.TemporaryDirectory() as d:
     r, rows, text, _, _ = run(table, gpus="0", parts="y_sleep-0.1")
     check(r.returncode == 0 and [n for n, *_ in rows] == ["y_sleep-0.1"],
           "PARTS picks parts; a part whose predecessor is not picked runs at once", str(rows))
+
+    # 2b. Two profiling tools never at once: the "ncu" parts (the longest first) and the
+    # "san" parts on four GPUs, with a part of neither beside them.
+    table = [("n1_sleep-0.5", True, 50, (), 30, False, "ncu"),
+             ("n2_sleep-0.3", True, 30, (), 30, False, "ncu"),
+             ("s1_sleep-0.3", True, 20, (), 30, True, "san"),
+             ("s2_sleep-0.3", True, 20, (), 30, True, "san"),
+             ("o_sleep-0.4", True, 10, (), 30)]
+    r, rows, text, _, _ = run(table, gpus="0,1,2,3")
+    tool = {n: t for n, _, _, _, _, _, t in table[:4]}
+    clash = [(x[0], y[0]) for x in rows for y in rows if tool.get(x[0]) and tool.get(y[0])
+             and tool[x[0]] != tool[y[0]] and x[2] < y[3] - 0.02 and y[2] < x[3] - 0.02]
+    when = {n: (s, e) for n, _, s, e, _ in rows}
+    check(r.returncode == 0 and len(rows) == 5 and not clash
+          and when["o_sleep-0.4"][0] < when["n1_sleep-0.5"][1],
+          "the parts of two profiling tools never run at once; the others run beside them",
+          str(clash) + " " + str(when))
 
     # 3. A failure anywhere fails the check; the others still run.
     table = [("p_sleep-0.2", True, 10, (), 30), ("q_fail", True, 5, (), 30),
