@@ -11,7 +11,8 @@ its fallback, compared at 8192 x 8192). The check passes on both as they are, an
      whole-sector kernel instead;
   6. a plain_check line names a kernel the program does not have;
   7. the file has no plain_check line, so the rule of one kernel and its fallback applies, and
-     the program has two.
+     the program has two;
+and it counts no access on the always-false predicate (`@!PT`, the assembler's padding).
 Each case runs a copy of the script (and of scripts/sass_check.py) beside a copy of the
 changed plain.cu, on a build of links to the real step programs and course/bench.
 
@@ -66,7 +67,21 @@ def in_kernel(text, kernel, old, new, count=1):
     return text[:start] + changed(text[start:end], old, new, count) + text[end:]
 
 
+def never_run():
+    """An instruction on the always-false predicate (`@!PT`) is not an access; one on a real
+    predicate is (no compiler needed)."""
+    spec = importlib.util.spec_from_file_location("plain_check",
+                                                  os.path.join(SCRIPTS, "plain_check.py"))
+    plain_check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain_check)
+    got = plain_check.accesses(["@!PT LDS RZ, [RZ] ;", "LDGSTS.E.BYPASS.128 [R1], [R2.64] ;",
+                                "@P0 LDS R3, [R4] ;", "EXIT ;"])
+    check(got == {"LDGSTS.128": 1, "LDS": 1},
+          "an @!PT instruction is left out, an @P0 one counted", str(got))
+
+
 def main():
+    never_run()
     build = os.path.abspath(sys.argv[1])
     nvcc = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else shutil.which("nvcc")
     cuobjdump = sass_check.find_cuobjdump(None)
@@ -77,7 +92,7 @@ def main():
         print("skipped: " + ("no nvcc" if not nvcc else "no working cuobjdump" if not cuobjdump
                              else f"the build lacks {', '.join(missing)}" if missing
                              else "no nvdisasm beside cuobjdump"))
-        return 77
+        return 1 if failures else 77
     # The plain programs are compiled for the first architecture the step's program holds.
     listing = subprocess.run([cuobjdump, "-lelf", needed[2]], capture_output=True, text=True)
     archs = sorted(set(re.findall(r"\.(sm_\d+)[a-z]?\.cubin", listing.stdout)))
