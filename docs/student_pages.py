@@ -3,8 +3,10 @@
 and diffs (`<!-- listing: FILE | ... -->` and `<!-- diff: OLD NEW | ... -->` blocks,
 scripts/doc_outputs.py), which are drawn again from the steps as the student receives them,
 each exercise's region holding its stub (lab/student_tree.cmake). A block of a file the
-student does not receive (an exercise's plain CUDA file, the answer in plain CUDA) becomes a
-line saying that the instructor's edition shows it. The pages keep their places relative to
+student does not receive (a step's plain CUDA file, which restates the exercises' answers in
+plain CUDA) becomes a line saying that the instructor's edition shows it. In the student's
+package (scripts/student_package.py), whose pages are written here and whose steps lack those
+files, such a block is already that line, and stays so. The pages keep their places relative to
 the project's root, so that their links to each other still hold.
 
 Usage: docs/student_pages.py PROJECT_ROOT STUDENT_STEPS OUT_DIR PAGE...
@@ -22,6 +24,12 @@ doc_outputs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(doc_outputs)
 
 
+def note(kind, path):
+    """What a block of a file the student does not receive shows instead."""
+    return (f"*This {kind} shows `steps/{path}`, a step in plain CUDA, which restates the "
+            f"exercises' answers: the instructor's edition has it.*\n")
+
+
 def main(argv):
     if len(argv) < 4:
         print(__doc__.split("\n\n")[-1].strip(), file=sys.stderr)
@@ -34,12 +42,11 @@ def main(argv):
         if kind not in ("listing", "diff"):
             return m.group(0)
         files = spec.split(" | ")[0].split()
-        withheld = [f for f in files if not os.path.exists(os.path.join(steps, f))
-                    and os.path.exists(os.path.join(root, "steps", f))]
+        missing = [f for f in files if not os.path.exists(os.path.join(steps, f))]
+        withheld = [f for f in missing if os.path.exists(os.path.join(root, "steps", f))
+                    or m.group(3) == note(kind, f)]
         if withheld:
-            body = (f"*This {kind} shows `steps/{withheld[0]}`, an exercise's answer in plain "
-                    f"CUDA: the instructor's edition has it.*\n")
-            return f"<!-- {kind}: {spec} -->\n{body}<!-- end -->\n"
+            return f"<!-- {kind}: {spec} -->\n{note(kind, withheld[0])}<!-- end -->\n"
         try:
             make = doc_outputs.listing_block if kind == "listing" else doc_outputs.diff_block
             body = make(steps, spec)

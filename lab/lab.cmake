@@ -37,6 +37,14 @@ set(TT_LAB_FILE_07-swizzle swizzle.hpp)
 set(TT_LAB_FILE_08-diagonal diagonal.hpp)
 
 set(TT_LAB_DIR ${CMAKE_CURRENT_LIST_DIR})
+# The student's package (scripts/student_package.py) says so in this file: its steps hold the
+# exercises' stubs where the course holds the model answers, and it has no tests/, so the
+# tests of the model answers and the grader's proof are not registered.
+if(EXISTS ${TT_LAB_DIR}/student-package.txt)
+  set(TT_LAB_PACKAGE ON)
+else()
+  set(TT_LAB_PACKAGE OFF)
+endif()
 set(TT_LAB_TREE ${CMAKE_BINARY_DIR}/lab/steps)  # the steps' sources as the lab builds them
 include(${TT_LAB_DIR}/regions.cmake)
 
@@ -53,7 +61,9 @@ endfunction()
 if(TT_LAB)
   set(tt_lab_work "${TT_LAB_WORK}")
   set(tt_lab_answers "${TT_LAB_ANSWERS}")
-  if(TT_LAB_PROOF)
+  if(TT_LAB_PROOF AND TT_LAB_PACKAGE)
+    message(FATAL_ERROR "TT_LAB_PROOF=${TT_LAB_PROOF}: the student's package has no proof sets")
+  elseif(TT_LAB_PROOF)
     # A proof set: the submissions it names, the model answer for the other exercises.
     include(${PROJECT_SOURCE_DIR}/tests/lab/sets.cmake)
     if(NOT DEFINED tt_lab_set_${TT_LAB_PROOF})

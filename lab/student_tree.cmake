@@ -1,7 +1,11 @@
 # Writes the steps' sources as a student receives them, for the student edition of the site
 # (docs/CMakeLists.txt, target docs-student): every file of steps/ copied to OUT, except each
 # exercise's file, whose regions hold the exercise's start (lab/start/<id>.txt) instead of the
-# model answer, and each exercise's plain CUDA file (steps/<id>/plain.cu), left out. No #line directives: the site shows the text as the student's file has it.
+# model answer, and every step's plain CUDA file (steps/<step>/plain.cu), left out: an
+# exercise's is its answer, a later step's restates the answers it is built on (the padded
+# tile, the swizzle, the column order). No #line directives: the site shows the text as the
+# student's file has it. The student's package (scripts/student_package.py) takes its steps
+# from here too.
 #
 #   cmake -DSOURCE=<repository> -DOUT=<folder> -P lab/student_tree.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/regions.cmake)
@@ -26,6 +30,9 @@ foreach(start IN LISTS starts)
   file(RELATIVE_PATH rel "${SOURCE}/steps" "${found}")
   file(REMOVE "${OUT}/${rel}")
   tt_lab_splice("${found}" "${OUT}/${rel}" "${start}" OFF "")
-  # The step's plain CUDA file is the same kernel without the course's code: the answer too.
-  file(REMOVE "${OUT}/${id}/plain.cu")
 endforeach()
+# A step's plain CUDA file is its kernel without the course's code: the answers too.
+file(GLOB plains "${OUT}/*/plain.cu")
+if(plains)
+  file(REMOVE ${plains})
+endif()

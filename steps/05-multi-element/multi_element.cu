@@ -1,11 +1,11 @@
 // Step 05: each thread moves several elements, and issues all its loads first.
 //
 // What changed since 04: the block shrinks from 32 x 32 to 32 x ROWS threads, and each thread
-// makes 32 / ROWS moves: pass p covers tile rows p ROWS + y. The moves are step 04's with the
-// pass added to the row. The kernel loads every element of its passes into a register array
-// in one unrolled loop, then stores the array into the tile: all 32 / ROWS global loads of a
-// thread are issued before its first shared store, so they are in flight at the same time.
-// The tile layout is step 04's.
+// makes 32 / ROWS moves, one a pass. The moves are step 04's with the pass added to the row.
+// The kernel loads every element of its passes into a register array in one unrolled loop,
+// then stores the array into the tile: all 32 / ROWS global loads of a thread are issued
+// before its first shared store, so they are in flight at the same time. The tile layout is
+// step 04's.
 //
 // What to look for: a load's data arrives hundreds of nanoseconds after it is issued. One
 // load a thread leaves the memory system idle while the thread waits; k independent loads a
