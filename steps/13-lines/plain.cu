@@ -106,9 +106,20 @@ __device__ __forceinline__ int tail(int64_t c, int rows) {
   return rows - int((c + 1) * rows & 7);
 }
 
-// A seam block: the last row of blocks of both skewed kernels.
+// The tile a block of the skewed kernels takes: column x and row y of the grid of tiles,
+// whose last row is the seam blocks'. The GPU starts a grid's blocks x first (in practice): the
+// blocks that run together take a band of rows of tiles across every column.
+struct Tile {
+  int x, y;
+  bool seam;
+};
+__device__ __forceinline__ Tile tile_of() {
+  return {int(blockIdx.x), int(blockIdx.y), blockIdx.y + 1 == gridDim.y};
+}
+
+// A seam block, of the column of tiles x.
 __device__ __forceinline__ void seam_block(const float* __restrict__ in, float* __restrict__ out,
-                                           int rows, int cols) {
+                                           int rows, int cols, int x) {
   const int t = threadIdx.x;
   // Lane group g = t / 8 of pass p takes output row c = 128 x + 64 p + g and
   // the sector q in which that row starts, if no earlier row starts in q (each sector has
@@ -124,7 +135,7 @@ __device__ __forceinline__ void seam_block(const float* __restrict__ in, float* 
   float v[2];
 #pragma unroll
   for (int p = 0; p < 2; ++p) {
-    const int64_t c = int64_t(blockIdx.x) * 128 + 64 * p + t / 8, start = c * rows, q = start / 8;
+    const int64_t c = int64_t(x) * 128 + 64 * p + t / 8, start = c * rows, q = start / 8;
     const bool owner = c <= cols && 8 * q < total && (c == 0 || (start - rows) / 8 != q);
     const bool shared = start != 8 * q || start + rows < 8 * q + 8 || 8 * q + 8 > total;
     f[p] = 8 * q + t % 8;
@@ -137,11 +148,12 @@ __device__ __forceinline__ void seam_block(const float* __restrict__ in, float* 
     if (moves[p]) out[f[p]] = v[p];
 }
 
-// Step 10's main block, with its 72 x 64 tile: no move needs a check where it is whole.
+// Step 10's main block of tile (x, y), with its 72 x 64 tile: no move needs a check where it
+// is whole.
 __device__ __forceinline__ void skewed_block(const float* __restrict__ in, float* __restrict__ out,
-                                             float* tile, int rows, int cols, bool whole) {
+                                             float* tile, int rows, int cols, Tile b, bool whole) {
   const int t = threadIdx.x;
-  const int r0 = blockIdx.y * 64, c0 = blockIdx.x * 64;  // the first input row, column
+  const int r0 = b.y * 64, c0 = b.x * 64;  // the first input row, column
   // Pass p: tile row i0 + 8 p, column j, which lies 8 p input rows after pass 0's element.
   const int i0 = t / 64, j = t % 64;
   const int64_t from = int64_t(r0 + i0) * cols + c0 + j;  // the same in every pass
@@ -178,11 +190,12 @@ __device__ __forceinline__ void skewed_block(const float* __restrict__ in, float
 __global__ void __launch_bounds__(512)
     transpose_skewed(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   __shared__ float tile[72 * 64];
-  if (blockIdx.y + 1 == gridDim.y) return seam_block(in, out, rows, cols);
-  const int r0 = blockIdx.y * 64, c0 = blockIdx.x * 64;  // the first input row, column
+  const Tile b = tile_of();
+  if (b.seam) return seam_block(in, out, rows, cols, b.x);
+  const int r0 = b.y * 64, c0 = b.x * 64;  // the first input row, column
   // No move needs a check where the block's 64 columns and 72 rows lie inside, and 8 rows more
   // (then every piece it stores ends before tail(c)).
-  skewed_block(in, out, tile, rows, cols, r0 + 80 <= rows && c0 + 63 < cols);
+  skewed_block(in, out, tile, rows, cols, b, r0 + 80 <= rows && c0 + 63 < cols);
 }
 
 // Where the row length is odd: step 10's skewed kernel, whose whole blocks load through line
@@ -202,11 +215,12 @@ __device__ __forceinline__ int off(int64_t r, int c0, int cols) {
 __global__ void __launch_bounds__(512)
     transpose_lines(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   __shared__ alignas(16) float tile[72 * 96];
-  if (blockIdx.y + 1 == gridDim.y) return seam_block(in, out, rows, cols);
+  const Tile b = tile_of();
+  if (b.seam) return seam_block(in, out, rows, cols, b.x);
   const int t = threadIdx.x;
-  const int r0 = blockIdx.y * 64, c0 = blockIdx.x * 64;  // the first input row, column
+  const int r0 = b.y * 64, c0 = b.x * 64;    // the first input row, column
   if (!(r0 + 80 <= rows && c0 + 63 < cols))  // not a whole block: step 10's, every move checked
-    return skewed_block(in, out, tile, rows, cols, false);
+    return skewed_block(in, out, tile, rows, cols, b, false);
   const int g = (rows & -rows) < 8 ? (rows & -rows) : 8;  // gcd(rows, 8)
   const int read = 72 - g;  // the tile rows a store reads: 64 and the furthest head(c) + 1
   const int q = t % 24;     // the chunk of its window a thread loads
