@@ -61,8 +61,8 @@ NEVER = re.compile(r"^\s*@!U?PT\s")
 
 
 def accesses(code):
-    """Counter of the memory instructions (opcode without its cache hints) on the main path,
-    leaving out the instructions that never run (NEVER)."""
+    """Counter of the memory instructions (opcode, width and L2 prefetch size, without the other
+    cache hints) on the main path, leaving out the instructions that never run (NEVER)."""
     if code and isinstance(code[0], str):
         code = [(4 * i, op) for i, op in enumerate(code)]
     code = [(addr, "NOP" if NEVER.match(text) else text) for addr, text in code]
@@ -73,8 +73,10 @@ def accesses(code):
     for op in ops:
         base = op.split(".")[0]
         if base in MEMORY:
-            widths = [w for w in op.split(".")[1:] if w in ("U8", "S8", "U16", "S16", "64", "128")]
-            kept[base + ("." + widths[0] if widths else "")] += 1
+            # Its width, and the L2 prefetch-size hint where it has one (step 17's LTC256B).
+            kind = [w for w in op.split(".")[1:]
+                    if w in ("U8", "S8", "U16", "S16", "64", "128", "LTC64B", "LTC128B", "LTC256B")]
+            kept[base + "".join("." + w for w in kind)] += 1
     return kept
 
 
