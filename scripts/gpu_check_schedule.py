@@ -15,7 +15,8 @@ ended; among the parts ready, the one with the longest path of estimated seconds
 of the check goes first. A part that times or counts something (the bench, Nsight Compute)
 has its GPU to itself; the parts that do neither (the tests and the sanitizer, SHARING) may
 run beside each other, up to SHARE on one GPU. The parts of two profiling tools (Nsight
-Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPUs. A part
+Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPUs, nor do the
+parts that map much host memory (HOST_MEMORY). A part
 still running after its time limit, or at the deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
@@ -29,7 +30,7 @@ Usage: scripts/gpu_check_schedule.py --out OUT --gpus 0,1,2,3 [--parts "tests nc
            [--deadline S] [--cpu-slots N] [--commit C] [--device D] [--table FILE]
            -- PART_COMMAND...
 --table FILE replaces the table of parts by a JSON list of {name, gpu, estimate, after,
-limit, shares, tool} (the test of the schedule uses it; without limit, a part's limit is worked out as for
+limit, shares, tool, memory} (the test of the schedule uses it; without limit, a part's limit is worked out as for
 the table's own). --list prints the parts and groups and exits.
 Exit status: 0 every part ok or skipped, 1 a part failed, timed out or did not run, 2 bad
 usage (an unknown part, no GPU for a GPU part, no part command).
@@ -46,8 +47,8 @@ import time
 # The parts, in the order of the summary: (name, needs a GPU, estimated seconds, parts it comes
 # after). The estimates are each part's time on a host of four H200s in the check of 93ec62f
 # (rounded up; docs/results/h200/93ec62f/gpu-check.txt), the chunk with the lighter load where
-# a part ran in both, but for the parts changed since: the plain files' test, whose runs now go
-# side by side (166 of its 171 runs in 150 s beside other work on such a host), and the
+# a part ran in both, but for the parts changed since: the plain files' test (171 runs in 254 s
+# at 665a20c; steps 12 to 17's files since add 114 runs, 12 of them past 2^31 elements), and the
 # counters at 4099 x 8191, which read the profiles of ncu-4099x8191 (they did not there: its
 # chunk ran on a fresh host) and profile only the variants named with --also. Parts that run
 # at once on one host can each take several times as long (docs/results/h200/f6a71c5/README.md),
@@ -56,7 +57,7 @@ PARTS = [
     ("cpu-tests", False, 115, ()),
     ("hostile", True, 40, ()),
     ("gpu-tests", True, 170, ()),
-    ("plain", True, 200, ()),
+    ("plain", True, 300, ()),
     ("lab", True, 115, ()),
     ("programs", True, 45, ()),
     ("latency", True, 5, ()),
@@ -101,6 +102,12 @@ TOOLS = {**{n: "ncu" for n in ("sectors", "ncu-8192", "ncu-4099x8191", "ncu-4100
                                "banks")},
          **{n: "sanitizer" for n in ("sanitizer-memcheck", "sanitizer-racecheck",
                                      "sanitizer-synccheck", "sanitizer-initcheck")}}
+# The parts that touch much host memory for the first time: the plain files' runs past 2^31
+# elements (17 GB of host memory each, several at once) and the GPU tests, whose many small
+# CUDA calls wait while the host maps that memory (on a host of four H200s their first case took
+# 65 to 73 s beside the plain files' test, 2.3 s alone: docs/results/h200/665a20c/probes/). They
+# never run at the same time.
+HOST_MEMORY = {"plain", "gpu-tests"}
 # The names that stand for several parts: the parts of earlier versions of the check.
 GROUPS = {
     "tests": ["cpu-tests", "hostile", "gpu-tests", "plain", "lab"],
@@ -115,11 +122,13 @@ GROUPS = {
 
 
 class Part:
-    def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None, tool=None):
+    def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None, tool=None,
+                 memory=None):
         self.name, self.gpu, self.estimate = name, bool(gpu), float(estimate)
         self.after = tuple(after)
         self.shares = self.gpu and (name in SHARING if shares is None else bool(shares))
         self.tool = TOOLS.get(name) if tool is None else (tool or None)
+        self.memory = name in HOST_MEMORY if memory is None else bool(memory)
         self.limit = float(limit) if limit is not None else max(MIN_LIMIT,
                                                                   LIMIT_FACTOR * self.estimate)
         self.state = "waiting"  # waiting, running, ok, skip, FAIL, not run
@@ -135,7 +144,8 @@ def load_table(path):
     with open(path) as f:
         rows = json.load(f)
     return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r.get("limit"),
-                 r.get("shares", False), r.get("tool", "")) for r in rows]
+                 r.get("shares", False), r.get("tool", ""), r.get("memory", False))
+            for r in rows]
 
 
 def expand(words, table):
@@ -260,6 +270,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
             if p.tool and any(q.state == "running" and q.tool not in (None, p.tool)
                               for q in parts):
                 continue  # another profiling tool runs: this one waits for it to end
+            if p.memory and any(q.state == "running" and q.memory for q in parts):
+                continue  # another part that maps much host memory runs
             if p.gpu and place(p) is not None:
                 p.where = place(p)
                 holders[p.where].append(p)
@@ -376,6 +388,7 @@ def main(argv=None):
             after = f", after {' '.join(p.after)}" if p.after else ""
             kind = "GPU, shared" if p.shares else "GPU" if p.gpu else "no GPU"
             kind += f", {p.tool}" if p.tool else ""
+            kind += ", host memory" if p.memory else ""
             print(f"{p.name}: {kind}, about {p.estimate:.0f} s alone, "
                   f"limit {p.limit:.0f} s{after}")
         for g, names in GROUPS.items():

@@ -3,7 +3,8 @@
 on this machine, with parts that only pretend: each fake part sleeps, fails, hangs or skips as
 its name says, and writes down where and when it ran. What must hold:
   - every part runs exactly once, and two parts never share a GPU at the same time;
-  - the parts of two profiling tools never run at the same time;
+  - the parts of two profiling tools never run at the same time, nor two parts that map much
+    host memory;
   - a part that needs no GPU gets none (CUDA_VISIBLE_DEVICES empty), and waits for nothing;
   - a part waits for the parts it comes after; the longest path goes first;
   - a failure anywhere fails the check, and the other parts still run;
@@ -99,7 +100,8 @@ with tempfile.TemporaryDirectory() as d:
         with open(tpath, "w") as f:
             json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l,
                             shares=bool(more and more[0]),
-                            tool=more[1] if len(more) > 1 else "")
+                            tool=more[1] if len(more) > 1 else "",
+                            memory=bool(len(more) > 2 and more[2]))
                        for n, g, e, a, l, *more in table], f)
         t0 = time.time()
         try:
@@ -198,6 +200,19 @@ with tempfile.TemporaryDirectory() as d:
           and when["o_sleep-0.4"][0] < when["n1_sleep-0.5"][1],
           "the parts of two profiling tools never run at once; the others run beside them",
           str(clash) + " " + str(when))
+
+    # 2c. Two parts that map much host memory never at once, on four GPUs, with a part of
+    # neither beside them.
+    table = [("m1_sleep-0.4", True, 40, (), 30, False, "", True),
+             ("m2_sleep-0.3", True, 30, (), 30, False, "", True),
+             ("o_sleep-0.4", True, 10, (), 30)]
+    r, rows, text, _, _ = run(table, gpus="0,1,2,3")
+    when = {n: (s, e) for n, _, s, e, _ in rows}
+    apart = (len(when) == 3 and (when["m1_sleep-0.4"][1] <= when["m2_sleep-0.3"][0] + 0.02
+                                 or when["m2_sleep-0.3"][1] <= when["m1_sleep-0.4"][0] + 0.02))
+    check(r.returncode == 0 and apart and when["o_sleep-0.4"][0] < when["m1_sleep-0.4"][1],
+          "two parts that map much host memory never run at once; the others run beside them",
+          str(when))
 
     # 3. A failure anywhere fails the check; the others still run.
     table = [("p_sleep-0.2", True, 10, (), 30), ("q_fail", True, 5, (), 30),

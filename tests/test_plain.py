@@ -11,9 +11,7 @@ the host's cores the GPU check gives a part; else every core) small ones, and be
 many large ones as the GPU's free memory and the host's available memory hold with a quarter
 to spare (each holds 17.2 GB on the device and as much on the host, and spends most of its
 time in its single-threaded CPU check), at least one and at most TT_THREADS, or at most
-PLAIN_LARGE_AT_ONCE where that is set (the GPU check sets 2: on the lent hosts, host memory
-touched for the first time stalls the CUDA calls of every other process, and six large runs
-at once made the GPU tests' first case 30 times slower beside them).
+PLAIN_LARGE_AT_ONCE where that is set.
 
 Usage: test_plain.py BUILD_DIR [--large]
 --large adds the matrices past 2^31 elements: 46349 x 46349 (whole tiles in neither
