@@ -53,6 +53,12 @@ import time
 # chunk ran on a fresh host) and profile only the variants named with --also. Parts that run
 # at once on one host can each take several times as long (docs/results/h200/f6a71c5/README.md),
 # so a part's time limit is LIMIT_FACTOR times its estimate, and never below MIN_LIMIT seconds.
+# Nsight Compute's parts come after compute-sanitizer's (TOOLS: the two never run at once), so
+# that the sanitizer parts, three to a GPU, are done early and the long profiles run beside the
+# parts of neither tool: on four GPUs the estimates predict 639 s this way and 773 s the other
+# (scripts/gpu_check_predict.py).
+SANITIZERS = ("sanitizer-memcheck", "sanitizer-racecheck", "sanitizer-synccheck",
+              "sanitizer-initcheck")
 PARTS = [
     ("cpu-tests", False, 115, ()),
     ("hostile", True, 40, ()),
@@ -61,7 +67,7 @@ PARTS = [
     ("lab", True, 115, ()),
     ("programs", True, 45, ()),
     ("latency", True, 5, ()),
-    ("sectors", True, 35, ()),
+    ("sectors", True, 35, SANITIZERS),
     ("sass", False, 55, ("latency",)),
     ("bench", True, 95, ()),
     ("variants", True, 50, ()),
@@ -69,13 +75,13 @@ PARTS = [
     ("model", True, 35, ("bench", "variants", "model-facts")),
     ("sweeps", True, 40, ()),
     ("plots", False, 10, ("bench", "variants", "sweeps")),
-    ("ncu-8192", True, 390, ()),
-    ("ncu-4099x8191", True, 385, ()),
-    ("ncu-4100x8196", True, 125, ()),
-    ("ncu-3001x5003", True, 140, ()),
-    ("counters-8192x16384", True, 200, ()),
-    ("counters-4099x8191", True, 40, ("ncu-4099x8191",)),
-    ("banks", True, 50, ()),
+    ("ncu-8192", True, 390, SANITIZERS),
+    ("ncu-4099x8191", True, 385, SANITIZERS),
+    ("ncu-4100x8196", True, 125, SANITIZERS),
+    ("ncu-3001x5003", True, 140, SANITIZERS),
+    ("counters-8192x16384", True, 200, SANITIZERS),
+    ("counters-4099x8191", True, 40, ("ncu-4099x8191",) + SANITIZERS),
+    ("banks", True, 50, SANITIZERS),
     ("sanitizer-memcheck", True, 135, ()),
     ("sanitizer-racecheck", True, 190, ()),
     ("sanitizer-synccheck", True, 90, ()),

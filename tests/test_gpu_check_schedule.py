@@ -4,7 +4,7 @@ on this machine, with parts that only pretend: each fake part sleeps, fails, han
 its name says, and writes down where and when it ran. What must hold:
   - every part runs exactly once, and two parts never share a GPU at the same time;
   - the parts of two profiling tools never run at the same time, nor two parts that map much
-    host memory;
+    host memory; the prediction from the estimates runs this schedule;
   - a part that needs no GPU gets none (CUDA_VISIBLE_DEVICES empty), and waits for nothing;
   - a part waits for the parts it comes after; the longest path goes first;
   - a failure anywhere fails the check, and the other parts still run;
@@ -19,6 +19,7 @@ its name says, and writes down where and when it ran. What must hold:
     that gpu-check.sh defines is scheduled, and no other).
 
 Usage: test_gpu_check_schedule.py SCRIPTS_DIR"""
+import importlib.util
 import json
 import os
 import re
@@ -213,6 +214,20 @@ with tempfile.TemporaryDirectory() as d:
     check(r.returncode == 0 and apart and when["o_sleep-0.4"][0] < when["m1_sleep-0.4"][1],
           "two parts that map much host memory never run at once; the others run beside them",
           str(when))
+
+    # 2d. The prediction (scripts/gpu_check_predict.py) runs the schedule itself on stand-ins:
+    # two parts of 20 and 10 s on one GPU take 30 s one after another, on two GPUs 20 s.
+    spec = importlib.util.spec_from_file_location("gpu_check_predict",
+                                                  os.path.join(scripts, "gpu_check_predict.py"))
+    predict_mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(predict_mod)
+    sched = predict_mod.schedule
+    two = [sched.Part("long", True, 20), sched.Part("short", True, 10)]
+    _, one_gpu = predict_mod.predict(1, 10.0, table=two)
+    two = [sched.Part("long", True, 20), sched.Part("short", True, 10)]
+    rows, two_gpus = predict_mod.predict(2, 10.0, table=two)
+    check(27 <= one_gpu <= 36 and 18 <= two_gpus <= 26 and all(r[4] == "ok" for r in rows),
+          f"the prediction: {one_gpu:.0f} s on one GPU, {two_gpus:.0f} s on two (30 and 20)")
 
     # 3. A failure anywhere fails the check; the others still run.
     table = [("p_sleep-0.2", True, 10, (), 30), ("q_fail", True, 5, (), 30),
