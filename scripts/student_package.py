@@ -58,6 +58,7 @@ EXCLUDED_SCRIPTS = {
     "scripts/lab_proofs.py": "grades the proof sets of tests/lab/, left out",
     "scripts/gpu-check.sh": "the instructor's GPU check: runs the course's tests and the proof",
     "scripts/gpu_check_schedule.py": "the GPU check's schedule",
+    "scripts/gpu_check_predict.py": "predicts the GPU check's time from its schedule",
     "scripts/gpu-check-summary.py": "the GPU check's summary",
     "scripts/make_diagrams.py": "draws the course's pictures from the answers (the column order)",
     "scripts/student_package.py": "this script: it needs the model answers",
