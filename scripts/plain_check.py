@@ -50,6 +50,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("sass_check", os.path.join(HERE, "sass_check.py"))
 sass_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sass_check)
+spec = importlib.util.spec_from_file_location("arch_check", os.path.join(HERE, "arch_check.py"))
+arch_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(arch_check)
 
 MEMORY = ("LDG", "STG", "LDS", "STS", "LDGSTS")
 TAIL = "// --- Everything below is the same in every plain step"
@@ -101,12 +104,9 @@ def headline_variant(build, step):
 
 
 def needs(exe, variant):
-    """The compute capability the variant declares it needs (`--list`: "[needs compute
-    capability 8.0: ...]") as a number like 80, or 0 where it declares none."""
-    r = subprocess.run([exe, "--list"], capture_output=True, text=True)
-    m = re.search(rf"^{re.escape(variant)}\b.*\[needs compute capability (\d+)\.(\d+)",
-                  r.stdout, re.M)
-    return 10 * int(m.group(1)) + int(m.group(2)) if m else 0
+    """The compute capability the variant declares it needs, as 10 x major + minor (0: none),
+    as scripts/arch_check.py reads it from `--list`."""
+    return arch_check.declared(exe).get(variant, (0, ""))[0]
 
 
 def headline(exe, variant, rows=8192, cols=8192):

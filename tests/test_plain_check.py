@@ -13,8 +13,8 @@ its fallback, compared at 8192 x 8192). The check passes on both as they are, an
   7. the file has no plain_check line, so the rule of one kernel and its fallback applies, and
      the program has two;
 and it counts no access on the always-false predicate (`@!PT`, the assembler's padding).
-Each case runs a copy of the script (and of scripts/sass_check.py) beside a copy of the
-changed plain.cu, on a build of links to the real step programs and course/bench.
+Each case runs a copy of the script (and of scripts/sass_check.py and arch_check.py) beside a
+copy of the changed plain.cu, on a build of links to the real step programs and course/bench.
 
 Usage: test_plain_check.py BUILD_DIR [NVCC]
 Exit status: 0 all passed, 1 a case failed, 77 skipped (no nvcc or cuobjdump, or the build
@@ -164,7 +164,7 @@ def main():
         for i, (what, (text, with08, expect, fails)) in enumerate(cases.items()):
             tree = os.path.join(d, f"case{i}")
             os.makedirs(os.path.join(tree, "scripts"))
-            for s in ("plain_check.py", "sass_check.py"):
+            for s in ("plain_check.py", "sass_check.py", "arch_check.py"):
                 shutil.copy(os.path.join(SCRIPTS, s), os.path.join(tree, "scripts", s))
             os.makedirs(os.path.join(tree, "build", "course"))
             os.symlink(needed[0], os.path.join(tree, "build", "course", "bench"))
