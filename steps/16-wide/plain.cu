@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(512)
     transpose_skewed(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   __shared__ float tile[72 * 64];
   const Tile b = tile_of();
-  if (b.x >= (cols + 63) / 64) return;  // past the last column of tiles (z > 0 only)
+  if (b.x > (cols - 1) / 64) return;  // past the last column of tiles (z > 0 only)
   if (b.seam) return seam_block(in, out, rows, cols, b.x);
   const int r0 = b.y * 64, c0 = b.x * 64;  // the first input row, column
   // No move needs a check where the block's 64 columns and 72 rows lie inside, and 8 rows more
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(512)
     transpose_lines(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   __shared__ alignas(16) float tile[72 * 96];
   const Tile b = tile_of();
-  if (b.x >= (cols + 63) / 64) return;  // past the last column of tiles (z > 0 only)
+  if (b.x > (cols - 1) / 64) return;  // past the last column of tiles (z > 0 only)
   if (b.seam) return seam_block(in, out, rows, cols, b.x);
   const int t = threadIdx.x;
   const int r0 = b.y * 64, c0 = b.x * 64;    // the first input row, column
