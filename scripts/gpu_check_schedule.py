@@ -14,9 +14,10 @@ The order: a part starts once every part it comes after (PARTS' `after`, when bo
 ended; among the parts ready, the one with the longest path of estimated seconds to the end
 of the check goes first. A part that times or counts something (the bench, Nsight Compute)
 has its GPU to itself; the parts that do neither (the tests and the sanitizer, SHARING) may
-run beside each other, up to SHARE on one GPU. The parts of two profiling tools (Nsight
+run beside each other, up to SHARE on one GPU once no GPU is idle. The parts of two profiling tools (Nsight
 Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPUs, nor do the
-parts that map much host memory (HOST_MEMORY). A part
+parts that map much host memory (HOST_MEMORY), nor a sanitizer part and a part that times or
+counts (ALONE). A part
 still running after its time limit, or at the deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
@@ -50,13 +51,15 @@ import time
 # a part ran in both, but for the parts changed since: the plain files' test (171 runs in 254 s
 # at 665a20c; steps 12 to 17's files since add 114 runs, 12 of them past 2^31 elements), and the
 # counters at 4099 x 8191, which read the profiles of ncu-4099x8191 (they did not there: its
-# chunk ran on a fresh host) and profile only the variants named with --also. Parts that run
+# chunk ran on a fresh host) and profile only the variants named with --also; Nsight Compute's
+# profiles at 8192 x 8192 and 4099 x 8191, which took 385 to 390 s beside compute-sanitizer,
+# and the second 201 s after it had ended (2e9f33c; the first, the same kernels at a matrix of
+# the same size, was stopped at the deadline); and the lab, 130 s (its GPU parts of exercises
+# 05 to 08 at 2e9f33c, after the sanitizer, with 02 to 04's of 93ec62f). Parts that run
 # at once on one host can each take several times as long (docs/results/h200/f6a71c5/README.md),
 # so a part's time limit is LIMIT_FACTOR times its estimate, and never below MIN_LIMIT seconds.
 # Nsight Compute's parts come after compute-sanitizer's (TOOLS: the two never run at once), so
-# that the sanitizer parts, three to a GPU, are done early and the long profiles run beside the
-# parts of neither tool: on four GPUs the estimates predict 639 s this way and 773 s the other
-# (scripts/gpu_check_predict.py).
+# that the sanitizer parts, a GPU each, are done early (scripts/gpu_check_predict.py).
 SANITIZERS = ("sanitizer-memcheck", "sanitizer-racecheck", "sanitizer-synccheck",
               "sanitizer-initcheck")
 PARTS = [
@@ -64,7 +67,7 @@ PARTS = [
     ("hostile", True, 40, ()),
     ("gpu-tests", True, 170, ()),
     ("plain", True, 300, ()),
-    ("lab", True, 115, ()),
+    ("lab", True, 130, ()),
     ("programs", True, 45, ()),
     ("latency", True, 5, ()),
     ("sectors", True, 35, SANITIZERS),
@@ -75,8 +78,8 @@ PARTS = [
     ("model", True, 35, ("bench", "variants", "model-facts")),
     ("sweeps", True, 40, ()),
     ("plots", False, 10, ("bench", "variants", "sweeps")),
-    ("ncu-8192", True, 390, SANITIZERS),
-    ("ncu-4099x8191", True, 385, SANITIZERS),
+    ("ncu-8192", True, 210, SANITIZERS),
+    ("ncu-4099x8191", True, 205, SANITIZERS),
     ("ncu-4100x8196", True, 125, SANITIZERS),
     ("ncu-3001x5003", True, 140, SANITIZERS),
     ("counters-8192x16384", True, 200, SANITIZERS),
@@ -108,6 +111,11 @@ TOOLS = {**{n: "ncu" for n in ("sectors", "ncu-8192", "ncu-4099x8191", "ncu-4100
                                "banks")},
          **{n: "sanitizer" for n in ("sanitizer-memcheck", "sanitizer-racecheck",
                                      "sanitizer-synccheck", "sanitizer-initcheck")}}
+# The tools whose parts slow down every CUDA process of the host, on any GPU: while one of
+# their parts runs, no part that times or counts runs (those that share may). On a host of four
+# H200s, beside compute-sanitizer on other GPUs, the lab's GPU parts of exercises 02 to 04 took
+# 97 to 127 s, against 12 to 18 s alone (docs/results/h200/2e9f33c/README.md).
+ALONE = {"sanitizer"}
 # The parts that touch much host memory for the first time: the plain files' runs past 2^31
 # elements (17 GB of host memory each, several at once) and the GPU tests, whose many small
 # CUDA calls wait while the host maps that memory (on a host of four H200s their first case took
@@ -219,13 +227,14 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
     threads = max(1, (os.cpu_count() or 2) // (len(gpus) + cpu_slots))
 
     def place(p):
-        """A GPU for @p p now, or None: a part that times or counts takes an idle GPU; one
-        that shares joins other sharing parts (fewer than SHARE), or else takes an idle GPU."""
-        if p.shares:
-            for g in gpus:
-                if holders[g] and len(holders[g]) < SHARE and all(q.shares for q in holders[g]):
-                    return g
-        return next((g for g in gpus if not holders[g]), None)
+        """A GPU for @p p now, or None: an idle GPU, or else, for a part that shares, one that
+        only sharing parts hold (fewer than SHARE): the sanitizer's parts spread over the GPUs
+        before they double up."""
+        idle = next((g for g in gpus if not holders[g]), None)
+        if idle is not None or not p.shares:
+            return idle
+        return next((g for g in gpus if len(holders[g]) < SHARE
+                     and all(q.shares for q in holders[g])), None)
 
     while True:
         now = time.monotonic() - t0
@@ -278,6 +287,11 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
                 continue  # another profiling tool runs: this one waits for it to end
             if p.memory and any(q.state == "running" and q.memory for q in parts):
                 continue  # another part that maps much host memory runs
+            running = [q for q in parts if q.state == "running"]
+            if p.gpu and not p.shares and any(q.tool in ALONE for q in running):
+                continue  # a part that times or counts waits for the sanitizer to end
+            if p.tool in ALONE and any(q.gpu and not q.shares for q in running):
+                continue  # and the sanitizer for it
             if p.gpu and place(p) is not None:
                 p.where = place(p)
                 holders[p.where].append(p)

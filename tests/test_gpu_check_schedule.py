@@ -4,7 +4,7 @@ on this machine, with parts that only pretend: each fake part sleeps, fails, han
 its name says, and writes down where and when it ran. What must hold:
   - every part runs exactly once, and two parts never share a GPU at the same time;
   - the parts of two profiling tools never run at the same time, nor two parts that map much
-    host memory; the prediction from the estimates runs this schedule;
+    host memory, nor a sanitizer part and one that times or counts; the prediction from the estimates runs this schedule;
   - a part that needs no GPU gets none (CUDA_VISIBLE_DEVICES empty), and waits for nothing;
   - a part waits for the parts it comes after; the longest path goes first;
   - a failure anywhere fails the check, and the other parts still run;
@@ -214,6 +214,22 @@ with tempfile.TemporaryDirectory() as d:
     check(r.returncode == 0 and apart and when["o_sleep-0.4"][0] < when["m1_sleep-0.4"][1],
           "two parts that map much host memory never run at once; the others run beside them",
           str(when))
+
+    # 2e. A sanitizer part never runs beside a part that times or counts, on any GPU, while a
+    # part that shares runs beside it; the sanitizer's parts spread over idle GPUs first.
+    table = [("s1_sleep-0.4", True, 40, (), 30, True, "sanitizer"),
+             ("s2_sleep-0.4", True, 40, (), 30, True, "sanitizer"),
+             ("t_sleep-0.3", True, 10, (), 30),
+             ("h_sleep-0.3", True, 10, (), 30, True)]
+    r, rows, text, _, _ = run(table, gpus="0,1,2,3")
+    when = {n: (s, e, g) for n, g, s, e, _ in rows}
+    ok = len(when) == 4 and r.returncode == 0
+    check(ok and all(when["t_sleep-0.3"][0] >= when[s][1] - 0.02 for s in ("s1_sleep-0.4",
+                                                                            "s2_sleep-0.4"))
+          and when["h_sleep-0.3"][0] < when["s1_sleep-0.4"][1]
+          and when["s1_sleep-0.4"][2] != when["s2_sleep-0.4"][2],
+          "a part that times waits for the sanitizer's parts, which take a GPU each; a part "
+          "that shares runs beside them", str(when))
 
     # 2d. The prediction (scripts/gpu_check_predict.py) runs the schedule itself on stand-ins:
     # two parts of 20 and 10 s on one GPU take 30 s one after another, on two GPUs 20 s.
