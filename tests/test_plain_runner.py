@@ -4,7 +4,8 @@
      runs overlap: the wall time is well under the sum of the runs';
   2. a run that is not exact fails the test and is named;
   3. a plain program may refuse a shape only where its step's program refuses it too;
-     programs that find no device (exit 3) make it exit 77, skipped;
+     programs that find no device (exit 3) make it exit 77, skipped; a program that needs a
+     newer GPU (exit 6) is named as skipped, never as exact;
   4. a build without plain programs: exit 2;
   5. the large runs at once stay within the GPU's free memory and PLAIN_LARGE_AT_ONCE.
 
@@ -56,10 +57,10 @@ with tempfile.TemporaryDirectory() as d:
     r, wall = run(d, "--large", env={"TT_THREADS": "8"})
     runs = re.findall(r"^ok     (\S+) (\d+) x (\d+):", r.stdout, re.M)
     check(r.returncode == 0 and "all exact" in r.stdout, "exact programs pass", r.stdout + r.stderr)
-    check(len(runs) == 3 * 19 and len(set(runs)) == len(runs)
+    check(len(runs) == 3 * 22 and len(set(runs)) == len(runs)
           and ("03-b-plain", "46349", "46349") in runs and ("04-c-plain", "1", "2147483647") in runs,
           f"every program on every shape once, the large ones too ({len(runs)} runs)", r.stdout)
-    serial = 3 * (18 * 0.3 + 1.5)
+    serial = 3 * (21 * 0.3 + 1.5)
     check(wall < serial / 2, f"the runs overlap: {wall:.1f} s against {serial:.1f} s one by one",
           r.stdout)
     r, _ = run(d, env={"TT_THREADS": "8"})
@@ -125,6 +126,20 @@ with tempfile.TemporaryDirectory() as d:
     fake_build(d, names, 'echo "no CUDA device" >&2\nexit 3\n')
     r, _ = run(d, "--large")
     check(r.returncode == 77 and "skipped" in r.stdout, "no device: skipped (77)", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    fake_build(d, names, EXACT.replace(
+        'echo "NAME', '[ "NAME" = "03-b" ] && { echo "needs 9.0" >&2; exit 6; }\necho "NAME'))
+    r, _ = run(d, env={"TT_THREADS": "8"})
+    check(r.returncode == 0 and re.search(r"^skip   03-b-plain 17 x 83: needs 9.0", r.stdout, re.M)
+          and not re.search(r"^ok     03-b-plain", r.stdout, re.M) and "all exact" not in r.stdout
+          and "03-b-plain need a newer GPU" in r.stdout,
+          "a program that needs a newer GPU (exit 6) is skipped and named, not passed", r.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    fake_build(d, names, 'echo "needs 9.0" >&2\nexit 6\n')
+    r, _ = run(d)
+    check(r.returncode == 77, "every program too new for the GPU: skipped (77)", r.stdout)
 
 with tempfile.TemporaryDirectory() as d:
     r, _ = run(d)
