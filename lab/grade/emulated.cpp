@@ -7,7 +7,8 @@
 namespace lab {
 
 std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
-                                   const std::vector<tt::Shape>& shapes, bool far) {
+                                   const std::vector<tt::Shape>& shapes, bool far,
+                                   std::vector<tt::Shape>* first_wrong) {
   const tt::Step& step = step_of(ex);
   int pairs = 0, wrong = 0;
   for (const std::string& name : ex.variants) {
@@ -24,6 +25,7 @@ std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
         }
         if (problems.empty()) continue;
         ++wrong;
+        if (first_wrong) first_wrong->push_back(s);
         // "kernel<...>: two writes to tile slot ..." -> "two writes to tile slot ..."
         std::string first = problems.front();
         const auto colon = first.find(": ");

@@ -6,8 +6,9 @@
 //   CPU, no GPU needed:
 //     emulated      the moves, run on the CPU exactly as the kernel makes them (Variant::
 //                   emulate), transpose every awkward shape (1 x N, primes, non-square, ...);
-//     large         the moves of the corner blocks of matrices past 2^31 elements, emulated
-//                   without the matrix: an offset computed in 32-bit int fails here;
+//     large         the moves of matrices past 2^31 and 2^32 elements (the corner blocks, and
+//                   the lines of blocks where offsets wrap), emulated without the matrix: an
+//                   offset computed in 32-bit int fails here, and one in 32-bit unsigned;
 //     analysis      what --explain predicts: the accesses the exercise is about reach their
 //                   ideal sectors per request (global) or wavefronts per instruction (shared);
 //     swizzle, order, machine-code
@@ -74,8 +75,8 @@ Graded grade(const Exercise& ex, const Selection& want) {
                      "exact on " + std::to_string(awkward_shapes().size()) +
                          " awkward shapes, the moves emulated on the CPU",
                      false, ex.points.emulated - 1));
-  cpu.push_back(part("large", "past 2^31 elements: the corner blocks emulated, 64-bit offsets",
-                     false, 1));
+  cpu.push_back(part(
+      "large", "past 2^31 and 2^32 elements: lines of blocks emulated, 64-bit offsets", false, 1));
   if (ex.points.analysis > 0)
     cpu.push_back(
         part("analysis", "access analysis (what --explain predicts)", false, ex.points.analysis));
