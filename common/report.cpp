@@ -28,12 +28,13 @@ std::string pct(const std::optional<double>& v) {
   os << std::fixed << std::setprecision(1) << *v;
   return os.str();
 }
+}  // namespace
+
 std::string fixed(double v, int digits) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(digits) << v;
   return os.str();
 }
-}  // namespace
 
 std::string format_table(const std::vector<Result>& results) {
   std::ostringstream os;

@@ -53,4 +53,7 @@ std::string json_escape(const std::string& s);
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now();
 
+/// @p v with @p digits digits after the point, e.g. fixed(2.345, 1) is "2.3".
+std::string fixed(double v, int digits);
+
 }  // namespace tt

@@ -237,13 +237,7 @@ void check_warp(const LaunchPlan& plan, int warp) {
 
 namespace {
 
-std::string fixed2(double x) {
-  std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(2);
-  os << x;
-  return os.str();
-}
+std::string fixed2(double x) { return fixed(x, 2); }
 
 /// "each thread issues 4 global loads of 16 bytes before its first store: 64 bytes in flight"
 std::string in_flight(const LaunchPlan& p) {

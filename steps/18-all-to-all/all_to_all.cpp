@@ -34,6 +34,7 @@
 #include "device.hpp"
 #include "device_buffer.hpp"
 #include "error.hpp"
+#include "report.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
@@ -49,6 +50,8 @@
 
 namespace step18 {
 namespace {
+
+using tt::fixed;  // a number with so many digits after the point (report.hpp)
 
 template <typename T>
 constexpr ncclDataType_t kNccl = std::is_same_v<T, float> ? ncclFloat : ncclDouble;
@@ -301,12 +304,6 @@ struct Part {
   }
   tt::DeviceBuffer<T> in, send, out, recv;
 };
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
 
 /// What the ceilings measured, and what they predict.
 struct Ceilings {
