@@ -289,16 +289,17 @@ std::string shares(const Split& s) {
          std::to_string(s.base) + " on " + gpus(s.extra, s.parts - 1);
 }
 
-/// A GPU's part of the job: its slab of the input, its rows of the output, and the nccl
-/// variant's send and receive buffers (each allocated with one element at least: CUDA IPC
-/// needs an allocation, also of a GPU that holds no output rows).
+/// A GPU's part of the job: its slab of the input, its rows of the output, and, where the nccl
+/// variant runs (@p staged), its send and receive buffers: twice the memory. Each is allocated
+/// with one element at least: CUDA IPC needs an allocation, also of a GPU that holds no output
+/// rows.
 template <typename T>
 struct Part {
-  Part(const Plan& plan, int p)
+  Part(const Plan& plan, int p, bool staged)
       : in(at_least_one(plan.slab(p))),
-        send(at_least_one(plan.slab(p))),
+        send(staged ? at_least_one(plan.slab(p)) : 0),
         out(at_least_one(plan.output(p))),
-        recv(at_least_one(plan.output(p))) {}
+        recv(staged ? at_least_one(plan.output(p)) : 0) {}
   static std::size_t at_least_one(std::int64_t n) {
     return static_cast<std::size_t>(std::max<std::int64_t>(n, 1));
   }
@@ -332,25 +333,29 @@ struct Ceilings {
   }
 };
 
-/// The ceilings: each GPU's memcpy of its slab, and NCCL's all-to-all of the very blocks the
-/// nccl variant sends (grouped send/recv, nothing transposed). memcpy's bandwidth counts what
-/// the GPU with the largest slab (the first) reads and writes; the all-to-all's are
-/// nccl-tests': algbw = the bytes a GPU sends, its own block too (its slab), over the time,
-/// busbw = algbw (P - 1) / P, the part that crosses the links.
+/// The ceilings: each GPU's memcpy from its slab into its output, and NCCL's all-to-all of the
+/// very blocks the nccl variant sends (grouped send/recv, nothing transposed), from the slab
+/// into the output: no staging buffer needed, as their contents do not matter here. The copy
+/// moves as many elements as the smaller of the two holds; its bandwidth counts what the GPU
+/// with the largest copy reads and writes. The all-to-all's are nccl-tests': algbw = the bytes
+/// a GPU sends, its own block too (its slab), over the time, busbw = algbw (P - 1) / P, the
+/// part that crosses the links.
 template <typename T>
 Ceilings measure_ceilings(Job& job, const Plan& plan, Part<T>& part, const Options& o) {
+  const auto copied = [&](int g) { return std::min(plan.slab(g), plan.output(g)) * sizeof(T); };
   Ceilings c;
-  const std::size_t bytes = plan.slab(job.rank) * sizeof(T);
   c.copy = job.time(
       [&] {
-        TT_CUDA_CHECK(cudaMemcpyAsync(part.send.get(), part.in.get(), bytes,
+        TT_CUDA_CHECK(cudaMemcpyAsync(part.out.get(), part.in.get(), copied(job.rank),
                                       cudaMemcpyDeviceToDevice, job.stream));
       },
       o.warmup, o.reps);
   c.a2a =
-      job.time([&] { exchange(part.send.get(), part.recv.get(), plan, job); }, o.warmup, o.reps);
+      job.time([&] { exchange(part.in.get(), part.out.get(), plan, job); }, o.warmup, o.reps);
+  double most = 0;
+  for (int g = 0; g < plan.gpus(); ++g) most = std::max(most, double(copied(g)));
+  c.copy_gbps = 2 * most / c.copy.median_ms / 1e6;
   const double slab = double(plan.slab(0) * sizeof(T));
-  c.copy_gbps = 2 * slab / c.copy.median_ms / 1e6;
   c.algbw = slab / c.a2a.median_ms / 1e6;
   c.busbw = c.algbw * (plan.gpus() - 1) / plan.gpus();
   c.measured = true;
@@ -482,17 +487,19 @@ int run(const Options& o, const Rank& rank) {
 
   // Every GPU holds its part, or none allocates: the ranks agree first, so that none waits in
   // NCCL for one that left.
-  const std::size_t need = 2 * s * static_cast<std::size_t>(plan.slab(p) + plan.output(p));
+  const std::size_t need =
+      (o.nccl ? 2 : 1) * s * static_cast<std::size_t>(plan.slab(p) + plan.output(p));
   const std::size_t free = tt::free_device_memory(), spare = std::size_t{1} << 30;  // NCCL's
   const bool fits = need + spare <= free;
   if (job.reduce({fits ? 1.0 : 0.0}, ncclMin)[0] == 0) {
     if (fits) return tt::kExitUsage;  // another rank says why
     throw tt::UsageError("rank " + std::to_string(p) + " needs " + fixed(need / 1e9, 2) +
-                         " GB on its GPU (its slab, its output, a send and a receive buffer), " +
-                         "and 1 GB to spare; " + dev.name + " has " + fixed(free / 1e9, 2) +
+                         " GB on its GPU (its slab and its output" +
+                         (o.nccl ? ", a send and a receive buffer for the nccl variant" : "") +
+                         "), and 1 GB to spare; " + dev.name + " has " + fixed(free / 1e9, 2) +
                          " GB free");
   }
-  Part<T> part(plan, p);
+  Part<T> part(plan, p, o.nccl);
   fill(part.in.get(), plan, p, job.stream);
   const SlabTranspose<T> transpose(dev, {plan.in.count(p), plan.cols()});
   if (p == 0) print_header(dev, plan, tt::dtype_of<T>::value, o);
