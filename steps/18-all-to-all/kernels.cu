@@ -11,7 +11,8 @@ namespace step18 {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr unsigned kMaxGridYZ = 65535;  // the most blocks a grid has in y or z
+constexpr unsigned kMaxGridYZ = 65535;      // the most blocks a grid has in y or z
+constexpr unsigned kMaxGridX = 0x7fffffff;  // and in x
 
 // Element k of a slab whose first element is input element `first` (row-major index).
 template <typename T>
@@ -23,16 +24,26 @@ __global__ void fill_kernel(T* in, std::int64_t first, std::int64_t count) {
 
 // The placing pass: the block received from GPU `from` (z of the grid) is out.count(q) rows of
 // in.count(from) elements, one after the other; it goes to columns in.first(from) on of the
-// output's rows (Plan::place). Thread x of the grid copies element x of rows y, y + gridDim.y,
-// and so on: a warp reads 32 consecutive elements of a row and writes 32 consecutive ones.
+// output's rows (Plan::place). Thread x of the grid copies element x of kPlaceRows rows at a
+// time, its loads issued before its stores (step 05): a warp reads 32 consecutive elements of
+// a row and writes 32 consecutive ones.
+constexpr int kPlaceRows = 4;
 template <typename T>
 __global__ void place_kernel(const T* __restrict__ recv, T* __restrict__ out, Plan plan, int q) {
   const std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   for (int from = blockIdx.z; from < plan.gpus(); from += gridDim.z) {
     const Copy2D c = plan.place(q, from);
     if (j >= c.cols) continue;
-    for (std::int64_t i = blockIdx.y; i < c.rows; i += gridDim.y)
-      out[c.to + i * c.to_pitch + j] = recv[c.from + i * c.from_pitch + j];
+    for (std::int64_t i = blockIdx.y * std::int64_t(kPlaceRows); i < c.rows;
+         i += gridDim.y * std::int64_t(kPlaceRows)) {
+      T v[kPlaceRows];
+#pragma unroll
+      for (int k = 0; k < kPlaceRows; ++k)
+        if (i + k < c.rows) v[k] = recv[c.from + (i + k) * c.from_pitch + j];
+#pragma unroll
+      for (int k = 0; k < kPlaceRows; ++k)
+        if (i + k < c.rows) out[c.to + (i + k) * c.to_pitch + j] = v[k];
+    }
   }
 }
 
@@ -40,34 +51,42 @@ __global__ void place_kernel(const T* __restrict__ recv, T* __restrict__ out, Pl
 // tile), and each tile row it writes goes straight to the GPU that owns that output row, over
 // NVLink where that is another GPU. Where in the owner's memory: Plan::peer_row, computed
 // once a tile for each of its 32 output rows (it divides), not for each element. A warp writes
-// 32 consecutive elements of one output row, on one GPU. 32 x 8 threads, 4 elements a tile each.
+// 32 consecutive elements of one output row, on one GPU. 32 x 8 threads, 4 elements a tile
+// each, the 4 loads issued before the first is used (step 05).
 //
-// Block (x, y) takes the tile row x and the tile columns y, y + gridDim.y, ...: in column order
-// (step 15), since the GPU starts the blocks x first. The blocks that run together go down a
-// column of tiles and write runs of the same 32 output rows, so that the far GPU's memory
-// pages are met a few at a time. In row order they would write 128 bytes in each of thousands
-// of output rows at once, pages all over the far GPU's memory.
-constexpr int kTile = 32;
+// Which tile a block takes (tile b of the order; a block takes b, b + gridDim.x, ...): bands of
+// kBand rows of tiles, one after the other; in a band, column after column, each from top to
+// bottom. The thousand-odd blocks that run together then cover about 32 x 32 tiles: about a
+// thousand input rows and as many output rows, each met for 4 KB. In row order they would
+// write 128 bytes in each of thousands of output rows, pages all over the far GPU's memory;
+// in column order down the whole slab they would read 128 bytes in each of thousands of input
+// rows, pages all over this GPU's memory, once the slab has that many rows.
+constexpr int kTile = 32, kPassRows = 8, kBand = 32;
 template <typename T>
 __global__ void transpose_to_owners_kernel(const T* __restrict__ in, T* const* outs, Plan plan,
                                            int p) {
   __shared__ T tile[kTile][kTile + 1];  // + 1: a tile column falls in 32 different banks
   __shared__ T* row[kTile];             // output row c0 + k, where slab row 0 goes in it
   const std::int64_t rows = plan.in.count(p), cols = plan.cols();
-  const std::int64_t r0 = blockIdx.x * std::int64_t(kTile);
+  const std::int64_t tile_rows = (rows + kTile - 1) / kTile, tile_cols = (cols + kTile - 1) / kTile;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (std::int64_t c0 = blockIdx.y * std::int64_t(kTile); c0 < cols;
-       c0 += gridDim.y * std::int64_t(kTile)) {
+  for (std::int64_t b = blockIdx.x; b < tile_rows * tile_cols; b += gridDim.x) {
+    const std::int64_t band = b / (kBand * tile_cols), top = band * kBand;
+    const std::int64_t height = std::min<std::int64_t>(kBand, tile_rows - top);
+    const std::int64_t in_band = b - top * tile_cols;
+    const std::int64_t r0 = (top + in_band % height) * kTile, c0 = in_band / height * kTile;
     if (ty == 0 && c0 + tx < cols) {
       const Target t = plan.peer_row(p, c0 + tx);
       row[tx] = outs[t.gpu] + t.offset;
     }
-    for (int k = ty; k < kTile; k += blockDim.y)  // input row r0 + k, column c0 + tx
+#pragma unroll
+    for (int k = ty; k < kTile; k += kPassRows)  // input row r0 + k, column c0 + tx
       if (r0 + k < rows && c0 + tx < cols) tile[k][tx] = in[(r0 + k) * cols + c0 + tx];
     __syncthreads();
-    for (int k = ty; k < kTile; k += blockDim.y)  // output row c0 + k, slab row r0 + tx
+#pragma unroll
+    for (int k = ty; k < kTile; k += kPassRows)  // output row c0 + k, slab row r0 + tx
       if (c0 + k < cols && r0 + tx < rows) row[k][r0 + tx] = tile[tx][k];
-    __syncthreads();  // the tile and the rows are read before the next columns overwrite them
+    __syncthreads();  // the tile and the rows are read before the next tile overwrites them
   }
 }
 
@@ -91,7 +110,8 @@ void place(const T* recv, T* out, const Plan& plan, int q, cudaStream_t stream) 
   const std::int64_t widest = plan.in.count(0);  // the first GPUs hold the most rows
   if (plan.output(q) == 0) return;
   const dim3 grid(static_cast<unsigned>((widest + kThreads - 1) / kThreads),
-                  at_most(plan.out.count(q), kMaxGridYZ), at_most(plan.gpus(), kMaxGridYZ));
+                  at_most((plan.out.count(q) + kPlaceRows - 1) / kPlaceRows, kMaxGridYZ),
+                  at_most(plan.gpus(), kMaxGridYZ));
   place_kernel<<<grid, kThreads, 0, stream>>>(recv, out, plan, q);
   TT_CHECK_LAUNCH();
 }
@@ -100,9 +120,10 @@ template <typename T>
 void transpose_to_owners(const T* in, T* const* outs, const Plan& plan, int p,
                          cudaStream_t stream) {
   if (plan.slab(p) == 0) return;
-  const dim3 grid(static_cast<unsigned>((plan.in.count(p) + kTile - 1) / kTile),
-                  at_most((plan.cols() + kTile - 1) / kTile, kMaxGridYZ));
-  transpose_to_owners_kernel<<<grid, dim3(kTile, 8), 0, stream>>>(in, outs, plan, p);
+  const std::int64_t tiles =
+      (plan.in.count(p) + kTile - 1) / kTile * ((plan.cols() + kTile - 1) / kTile);
+  transpose_to_owners_kernel<<<at_most(tiles, kMaxGridX), dim3(kTile, kPassRows), 0, stream>>>(
+      in, outs, plan, p);
   TT_CHECK_LAUNCH();
 }
 
