@@ -12,7 +12,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr unsigned kMaxGridYZ = 65535;      // the most blocks a grid has in y or z
-constexpr unsigned kMaxGridX = 0x7fffffff;  // and in x
+constexpr unsigned kMaxGridX = 0x7fffffe0;  // and in x, a multiple of 32 (kBand)
 
 // Element k of a slab whose first element is input element `first` (row-major index).
 template <typename T>
@@ -54,13 +54,14 @@ __global__ void place_kernel(const T* __restrict__ recv, T* __restrict__ out, Pl
 // 32 consecutive elements of one output row, on one GPU. 32 x 8 threads, 4 elements a tile
 // each, the 4 loads issued before the first is used (step 05).
 //
-// Which tile a block takes (tile b of the order; a block takes b, b + gridDim.x, ...): bands of
-// kBand rows of tiles, one after the other; in a band, column after column, each from top to
-// bottom. The thousand-odd blocks that run together then cover about 32 x 32 tiles: about a
-// thousand input rows and as many output rows, each met for 4 KB. In row order they would
-// write 128 bytes in each of thousands of output rows, pages all over the far GPU's memory;
-// in column order down the whole slab they would read 128 bytes in each of thousands of input
-// rows, pages all over this GPU's memory, once the slab has that many rows.
+// Which tile a block takes: bands of kBand rows of tiles (y of the grid), and in a band (x),
+// column after column, each from top to bottom; x is the dimension the GPU starts first in
+// practice, and kBand a power of two, so the tile comes from a shift and a mask. The
+// thousand-odd blocks that run together then cover about 32 x 32 tiles: about a thousand input
+// rows and as many output rows, each met for 4 KB. In row order they would write 128 bytes in
+// each of thousands of output rows, pages all over the far GPU's memory; in column order down
+// the whole slab they would read 128 bytes in each of thousands of input rows, pages all over
+// this GPU's memory, once the slab has that many rows.
 constexpr int kTile = 32, kPassRows = 8, kBand = 32;
 template <typename T>
 __global__ void transpose_to_owners_kernel(const T* __restrict__ in, T* const* outs, Plan plan,
@@ -68,26 +69,26 @@ __global__ void transpose_to_owners_kernel(const T* __restrict__ in, T* const* o
   __shared__ T tile[kTile][kTile + 1];  // + 1: a tile column falls in 32 different banks
   __shared__ T* row[kTile];             // output row c0 + k, where slab row 0 goes in it
   const std::int64_t rows = plan.in.count(p), cols = plan.cols();
-  const std::int64_t tile_rows = (rows + kTile - 1) / kTile, tile_cols = (cols + kTile - 1) / kTile;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (std::int64_t b = blockIdx.x; b < tile_rows * tile_cols; b += gridDim.x) {
-    const std::int64_t band = b / (kBand * tile_cols), top = band * kBand;
-    const std::int64_t height = std::min<std::int64_t>(kBand, tile_rows - top);
-    const std::int64_t in_band = b - top * tile_cols;
-    const std::int64_t r0 = (top + in_band % height) * kTile, c0 = in_band / height * kTile;
-    if (ty == 0 && c0 + tx < cols) {
-      const Target t = plan.peer_row(p, c0 + tx);
-      row[tx] = outs[t.gpu] + t.offset;
+  const std::int64_t bands = (rows + kBand * kTile - 1) / (kBand * kTile);
+  const std::int64_t across = (cols + kTile - 1) / kTile * kBand;  // x of a whole band
+  for (std::int64_t band = blockIdx.y; band < bands; band += gridDim.y)
+    for (std::int64_t x = blockIdx.x; x < across; x += gridDim.x) {
+      const std::int64_t r0 = (band * kBand + x % kBand) * kTile, c0 = x / kBand * kTile;
+      if (r0 >= rows) continue;  // the last band is short
+      if (ty == 0 && c0 + tx < cols) {
+        const Target t = plan.peer_row(p, c0 + tx);
+        row[tx] = outs[t.gpu] + t.offset;
+      }
+#pragma unroll
+      for (int k = ty; k < kTile; k += kPassRows)  // input row r0 + k, column c0 + tx
+        if (r0 + k < rows && c0 + tx < cols) tile[k][tx] = in[(r0 + k) * cols + c0 + tx];
+      __syncthreads();
+#pragma unroll
+      for (int k = ty; k < kTile; k += kPassRows)  // output row c0 + k, slab row r0 + tx
+        if (c0 + k < cols && r0 + tx < rows) row[k][r0 + tx] = tile[tx][k];
+      __syncthreads();  // the tile and the rows are read before the next one overwrites them
     }
-#pragma unroll
-    for (int k = ty; k < kTile; k += kPassRows)  // input row r0 + k, column c0 + tx
-      if (r0 + k < rows && c0 + tx < cols) tile[k][tx] = in[(r0 + k) * cols + c0 + tx];
-    __syncthreads();
-#pragma unroll
-    for (int k = ty; k < kTile; k += kPassRows)  // output row c0 + k, slab row r0 + tx
-      if (c0 + k < cols && r0 + tx < rows) row[k][r0 + tx] = tile[tx][k];
-    __syncthreads();  // the tile and the rows are read before the next tile overwrites them
-  }
 }
 
 unsigned at_most(std::int64_t n, unsigned cap) {
@@ -120,10 +121,10 @@ template <typename T>
 void transpose_to_owners(const T* in, T* const* outs, const Plan& plan, int p,
                          cudaStream_t stream) {
   if (plan.slab(p) == 0) return;
-  const std::int64_t tiles =
-      (plan.in.count(p) + kTile - 1) / kTile * ((plan.cols() + kTile - 1) / kTile);
-  transpose_to_owners_kernel<<<at_most(tiles, kMaxGridX), dim3(kTile, kPassRows), 0, stream>>>(
-      in, outs, plan, p);
+  const std::int64_t bands = (plan.in.count(p) + kBand * kTile - 1) / (kBand * kTile);
+  const std::int64_t across = (plan.cols() + kTile - 1) / kTile * kBand;
+  const dim3 grid(at_most(across, kMaxGridX), at_most(bands, kMaxGridYZ));
+  transpose_to_owners_kernel<<<grid, dim3(kTile, kPassRows), 0, stream>>>(in, outs, plan, p);
   TT_CHECK_LAUNCH();
 }
 
