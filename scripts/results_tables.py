@@ -18,7 +18,8 @@ Kinds of block (the first word of the comment):
   pivot  SOURCE [FILTER...] [value=gbps] [flip=yes]
          One line per step and variant, one column per matrix (shape and type), in the order
          first seen; each cell is that measurement's value (default gbps). flip=yes: one
-         line per matrix, one column per step and variant.
+         line per matrix, one column per step and variant. Where the source has a column
+         `gpus` (step 18's CSV), a matrix is also its number of GPUs ("on 2 GPUs").
   spread SOURCE_A SOURCE_B [FILTER...]
          One sentence: how far the GB/s of the same kernel on the same matrix differ between
          two runs, in percent of the smaller value, over every pair that passes the filters.
@@ -179,6 +180,8 @@ def make_pivot(sources, filters, options):
     devices = "+" in expand(sources[0])
     for r in rows:
         matrix = f"{value(r, 'shape')} {r['dtype']}" + (f", {r['device']}" if devices else "")
+        if r.get("gpus"):
+            matrix += f" on {r['gpus']} GPU" + ("" if r["gpus"] == "1" else "s")
         kernel = (r["step"], r["variant"])
         if matrix not in matrices:
             matrices.append(matrix)

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -75,6 +76,7 @@ TEST_CASE("18-all-to-all: a bad command line gets one message and exit status 2"
       {"--dtype half", "--dtype"},
       {"--rows 2147483647 --cols 2147483647 --dtype double", "too large to address"},
       {"--once --reps 3", "--once"},
+      {"--csv /nonexistent-folder/a2a.csv", "--csv: cannot write"},
       {"--explain", "--explain"}};
   for (const auto& [args, phrase] : refused) {
     INFO("18-all-to-all " << args);
@@ -117,20 +119,37 @@ TEST_CASE("18-all-to-all: more GPUs than the host has, or none, is said so", "[a
 namespace {
 
 /// Runs the program on @p gpus GPUs at an odd shape whose rows @p gpus does not divide, in
-/// both types: every variant must say "exact", and the program exit 0.
+/// both types: every variant must say "exact", and the program exit 0. Its CSV (--csv) holds
+/// a header and the four timed lines of each run, each verified, the device named with P.
 void require_exact(int gpus) {
   if (devices() < gpus) {  // Catch2 v2 cannot skip one test: this one process says skipped
     std::cout << "Fewer than " << gpus << " GPUs: skipped.\n";
     std::exit(TT_SKIP_CODE);
   }
+  const std::string csv = "/tmp/tt-all-to-all-" + std::to_string(getpid()) + ".csv";
+  std::remove(csv.c_str());
   for (const char* dtype : {"float", "double"}) {
     const Outcome o = run("--gpus " + std::to_string(gpus) +
-                              " --rows 37 --cols 53 --warmup 1 --reps 3 --dtype " + dtype,
+                              " --rows 37 --cols 53 --warmup 1 --reps 3 --csv " + csv +
+                              " --dtype " + dtype,
                           "", true);
     INFO(o.text);
     CHECK(o.status == 0);
     CHECK(count(o.text, " exact\n") == 2);  // nccl and peer
     CHECK(o.text.find("WRONG") == std::string::npos);
+  }
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::remove(csv.c_str());
+  REQUIRE(lines.size() == 1 + 2 * 4);
+  CHECK(lines[0].rfind("step,variant,dtype,rows,cols,gpus,", 0) == 0);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    INFO(lines[i]);
+    CHECK(lines[i].rfind("18-all-to-all,", 0) == 0);
+    CHECK(lines[i].find(",37,53," + std::to_string(gpus) + ",") != std::string::npos);
+    CHECK(lines[i].find(",true,") != std::string::npos);
+    CHECK(lines[i].find(" x" + std::to_string(gpus) + "\"") != std::string::npos);
   }
 }
 

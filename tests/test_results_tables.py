@@ -107,6 +107,24 @@ def main():
               f"an Nsight Compute page of record says whose rows are whose, and time_(us) "
               f"picks 'time (us)' ({lines}, {r.stderr.strip()})")
 
+    # A pivot over a source with a column gpus (step 18's CSV): one column per matrix and P.
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        source = os.path.join(tmp, "a2a.csv")
+        with open(source, "w") as f:
+            f.write("step,variant,dtype,rows,cols,gpus,median_ms,device\n"
+                    "18-all-to-all,peer,float,37,53,1,0.5,\"G x1\"\n"
+                    "18-all-to-all,peer,float,37,53,2,0.25,\"G x2\"\n")
+        page = os.path.join(tmp, "page.md")
+        with open(page, "w") as f:
+            f.write(f"<!-- pivot {os.path.relpath(source, root)} value=median_ms -->\n"
+                    "<!-- end -->\n")
+        r = run(script, page)
+        with open(page) as f:
+            text = f.read()
+        check(r.returncode == 0 and "37 x 53 float on 1 GPU (median ms)" in text
+              and "37 x 53 float on 2 GPUs (median ms)" in text and "| 0.5 | 0.25 |" in text,
+              f"a pivot's matrices say on how many GPUs ({r.returncode}: {text!r})")
+
     r = run(script, "--check", *files)
     check(r.returncode == 0, f"the tables of {len(files)} pages match the committed results "
           f"({r.stderr.strip()})")

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -320,16 +321,16 @@ struct Ceilings {
   /// busiest GPU:
   ///   predicted ms = max over GPUs g of  local(g) / copy_gbps + link(g) / busbw,
   /// local(g) the bytes g reads and writes in its own memory (@p local), link(g) the bytes it
-  /// sends to other GPUs (its slab less the block it keeps). "-" where not measured.
+  /// sends to other GPUs (its slab less the block it keeps). 0 where not measured.
   template <typename Local>
-  std::string predict(const Plan& plan, std::size_t s, Local local) const {
-    if (!measured) return "-";
+  double predict(const Plan& plan, std::size_t s, Local local) const {
+    if (!measured) return 0;
     double ms = 0;
     for (int g = 0; g < plan.gpus(); ++g) {
       const double link = double((plan.slab(g) - plan.block(g, g)) * s);
       ms = std::max(ms, local(g) / copy_gbps / 1e6 + (link > 0 ? link / busbw / 1e6 : 0));
     }
-    return fixed(ms, 3);
+    return ms;
   }
 };
 
@@ -350,8 +351,7 @@ Ceilings measure_ceilings(Job& job, const Plan& plan, Part<T>& part, const Optio
                                       cudaMemcpyDeviceToDevice, job.stream));
       },
       o.warmup, o.reps);
-  c.a2a =
-      job.time([&] { exchange(part.in.get(), part.out.get(), plan, job); }, o.warmup, o.reps);
+  c.a2a = job.time([&] { exchange(part.in.get(), part.out.get(), plan, job); }, o.warmup, o.reps);
   double most = 0;
   for (int g = 0; g < plan.gpus(); ++g) most = std::max(most, double(copied(g)));
   c.copy_gbps = 2 * most / c.copy.median_ms / 1e6;
@@ -411,21 +411,30 @@ Verified verified(Job& job, const Plan& plan, Part<T>& part, const Options& o,
   return {t, job.reduce({double(wrong)}, ncclSum)[0] == 0};
 }
 
-/// One line of the table.
+/// One line of the table, and of the CSV (--csv).
 struct Line {
-  std::string what;
-  tt::Stats time;  ///< No samples: untimed (--once).
-  std::string gbps, predicted, check;
+  std::string variant;  ///< memcpy, all-to-all (the ceilings), nccl or peer.
+  std::string what;     ///< What the table calls it.
+  tt::Stats time;       ///< No samples: untimed (--once).
+  double gbps = 0;      ///< As the table's legend says (a ceiling's first number).
+  std::string gbps_text;
+  double predicted_ms = 0;  ///< A variant's, from the ceilings; 0 where none.
+  std::string check;        ///< "exact" or "WRONG" for a variant, "" for a ceiling.
 };
 
 /// A variant's line: its effective bandwidth (the matrix read and written once).
-Line variant_line(std::string what, const Verified& v, const Plan& plan, std::size_t s,
-                  std::string predicted) {
+Line variant_line(std::string variant, std::string what, const Verified& v, const Plan& plan,
+                  std::size_t s, double predicted_ms) {
   const bool timed = v.time.samples > 0;
-  return {
-      std::move(what), v.time,
-      timed ? fixed(tt::effective_gbps(plan.rows() * plan.cols(), s, v.time.median_ms), 1) : "-",
-      timed ? std::move(predicted) : "-", v.exact ? "exact" : "WRONG"};
+  const double gbps =
+      timed ? tt::effective_gbps(plan.rows() * plan.cols(), s, v.time.median_ms) : 0;
+  return {std::move(variant),
+          std::move(what),
+          v.time,
+          gbps,
+          timed ? fixed(gbps, 1) : "-",
+          timed ? predicted_ms : 0,
+          v.exact ? "exact" : "WRONG"};
 }
 
 void print_header(const tt::DeviceInfo& dev, const Plan& plan, tt::DType dtype, const Options& o) {
@@ -451,10 +460,13 @@ void print_table(const std::vector<Line>& lines, std::size_t s) {
   std::cout << std::left << std::setw(46) << "" << std::right << std::setw(10) << "median ms"
             << std::setw(16) << "GB/s" << std::setw(14) << "predicted ms"
             << "  check\n";
-  for (const Line& l : lines)
+  for (const Line& l : lines) {
+    std::string predicted = l.predicted_ms > 0 ? fixed(l.predicted_ms, 3) : "-";
+    if (l.check.empty()) predicted = "(ceiling)";
     std::cout << std::left << std::setw(46) << l.what << std::right << std::setw(10)
-              << (l.time.samples > 0 ? fixed(l.time.median_ms, 3) : "-") << std::setw(16) << l.gbps
-              << std::setw(14) << l.predicted << "  " << l.check << "\n";
+              << (l.time.samples > 0 ? fixed(l.time.median_ms, 3) : "-") << std::setw(16)
+              << l.gbps_text << std::setw(14) << predicted << "  " << l.check << "\n";
+  }
   std::cout << "\nGB/s: memcpy, bytes read + written by a GPU; all-to-all, algbw / busbw as "
                "nccl-tests define them; a variant, 2 x M x N x "
             << s << " bytes (the matrix read and written once) over its time.\n";
@@ -472,6 +484,36 @@ void print_pairs(const std::vector<std::vector<double>>& gbps) {
       std::cout << std::setw(9) << (gbps[from][to] > 0 ? fixed(gbps[from][to], 1) : "-");
   }
   std::cout << "\n";
+}
+
+/// Appends @p lines to the CSV file @p path (its header first where the file is new): one row
+/// a line, the columns of the course's CSV where they mean the same (step, variant, dtype,
+/// rows, cols, the times, gbps, verified, device, date), and this step's own: gpus,
+/// predicted_ms (a variant's, from the ceilings) and pct_a2a (a variant's: the all-to-all's
+/// time over the variant's, in percent; at 100 it moves the matrix as fast as NCCL exchanges
+/// its blocks). The device is "NAME xP". Written by rank 0, with the table.
+void append_csv(const std::string& path, const std::vector<Line>& lines, const Plan& plan,
+                tt::DType dtype, const tt::DeviceInfo& dev) {
+  const bool fresh = std::ifstream(path, std::ios::ate).tellg() <= 0;  // absent or empty
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw tt::UsageError("--csv: cannot write " + path);
+  if (fresh)
+    out << "step,variant,dtype,rows,cols,gpus,median_ms,min_ms,max_ms,samples,gbps,"
+           "predicted_ms,pct_a2a,verified,device,date\n";
+  double a2a_ms = 0;
+  for (const Line& l : lines)
+    if (l.variant == "all-to-all") a2a_ms = l.time.median_ms;
+  const std::string date = tt::utc_now();
+  for (const Line& l : lines) {
+    if (l.time.samples == 0) continue;  // --once: nothing timed
+    out << "18-all-to-all," << l.variant << "," << tt::dtype_name(dtype) << "," << plan.rows()
+        << "," << plan.cols() << "," << plan.gpus() << "," << fixed(l.time.median_ms, 5) << ","
+        << fixed(l.time.min_ms, 5) << "," << fixed(l.time.max_ms, 5) << "," << l.time.samples << ","
+        << fixed(l.gbps, 1) << "," << (l.predicted_ms > 0 ? fixed(l.predicted_ms, 5) : "") << ","
+        << (a2a_ms > 0 && !l.check.empty() ? fixed(100 * a2a_ms / l.time.median_ms, 1) : "") << ","
+        << (l.check == "WRONG" ? "false" : "true") << ",\"" << dev.name << " x" << plan.gpus()
+        << "\"," << date << "\n";
+  }
 }
 
 template <typename T>
@@ -508,10 +550,11 @@ int run(const Options& o, const Rank& rank) {
   Ceilings ceilings;
   if (o.compare && o.reps > 0) {
     ceilings = measure_ceilings(job, plan, part, o);
-    lines.push_back({"memcpy: each GPU copies its slab", ceilings.copy,
-                     fixed(ceilings.copy_gbps, 1), "(ceiling)", ""});
-    lines.push_back({"all-to-all: NCCL send/recv of the blocks", ceilings.a2a,
-                     fixed(ceilings.algbw, 1) + " / " + fixed(ceilings.busbw, 1), "(ceiling)", ""});
+    lines.push_back({"memcpy", "memcpy: each GPU copies its slab", ceilings.copy,
+                     ceilings.copy_gbps, fixed(ceilings.copy_gbps, 1), 0, ""});
+    lines.push_back({"all-to-all", "all-to-all: NCCL send/recv of the blocks", ceilings.a2a,
+                     ceilings.algbw, fixed(ceilings.algbw, 1) + " / " + fixed(ceilings.busbw, 1), 0,
+                     ""});
   }
   bool exact = true;
 
@@ -532,8 +575,8 @@ int run(const Options& o, const Rank& rank) {
     const auto local = [&](int g) {
       return 2.0 * s * (plan.slab(g) + plan.block(g, g) + plan.output(g));
     };
-    lines.push_back(variant_line("nccl: " + transpose.name + ", send/recv, place", v, plan, s,
-                                 ceilings.predict(plan, s, local)));
+    lines.push_back(variant_line("nccl", "nccl: " + transpose.name + ", send/recv, place", v, plan,
+                                 s, ceilings.predict(plan, s, local)));
   }
 
   // The peer variant and the peer copies, where every GPU reaches every other's memory.
@@ -545,7 +588,7 @@ int run(const Options& o, const Rank& rank) {
     exact = exact && v.exact;
     // Its one local pass: the kernel reads the slab and writes the block this GPU keeps.
     const auto local = [&](int g) { return double(s) * (plan.slab(g) + plan.block(g, g)); };
-    lines.push_back(variant_line("peer: one kernel writes into the owners", v, plan, s,
+    lines.push_back(variant_line("peer", "peer: one kernel writes into the owners", v, plan, s,
                                  ceilings.predict(plan, s, local)));
   }
   std::vector<std::vector<double>> pairs;
@@ -555,6 +598,7 @@ int run(const Options& o, const Rank& rank) {
     print_table(lines, s);
     if (o.peer && !peers.ok) std::cout << "peer: not run: " << peers.why << "\n";
     if (!pairs.empty()) print_pairs(pairs);
+    if (!o.csv.empty()) append_csv(o.csv, lines, plan, tt::dtype_of<T>::value, dev);
   }
   return exact ? tt::kExitOk : tt::kExitVerifyFailed;
 }

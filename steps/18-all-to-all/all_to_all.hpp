@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "18-all-to-all/launcher.hpp"
 #include "types.hpp"
@@ -22,6 +23,7 @@ struct Options {
   int reps = 50;                     ///< Timed repetitions (the median); 0: --once, untimed.
   bool compare = true;               ///< Measure the ceilings (not with --no-compare).
   std::string id_file;               ///< --id-file: NCCL's id, under mpirun or srun.
+  std::string csv;                   ///< --csv: the file the timed lines are appended to.
 };
 
 /// One rank's whole run: its GPU, its part of the matrix, the ceilings and the variants, each

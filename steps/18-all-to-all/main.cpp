@@ -6,6 +6,7 @@
 // Build it alone with: cmake --build build --target 18-all-to-all
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -49,6 +50,9 @@ std::optional<step18::Options> parse(int argc, char** argv) {
   app.add_flag("--no-compare", no_compare,
                "Leave out the ceilings (memcpy, NCCL's all-to-all, the peer copies) and with "
                "them the predictions");
+  app.add_option("--csv", o.csv,
+                 "Append the timed lines to this CSV file (written by rank 0; header first "
+                 "where the file is new)");
   app.add_option("--id-file", o.id_file,
                  "Under mpirun or srun: the file through which rank 0 hands NCCL's id to the "
                  "others, on a file system every host sees");
@@ -66,6 +70,8 @@ std::optional<step18::Options> parse(int argc, char** argv) {
     throw tt::UsageError("--variant: '" + variant + "' is not a variant; choose one of nccl, " +
                          "peer, all");
   if (once) o.warmup = o.reps = 0;
+  if (!o.csv.empty() && !std::ofstream(o.csv, std::ios::app))
+    throw tt::UsageError("--csv: cannot write " + o.csv);
   o.compare = !no_compare;
   o.nccl = variant != "peer";
   o.peer = variant != "nccl";
