@@ -10,6 +10,9 @@
                       tiles, in row order and in column order.
   grid-blocks.svg     A grid of 4 blocks of 32 x 2 threads (step 01's example launch): each
                       block's two warps, and the numbers a thread is given.
+  all-to-all.svg      A 7 x 10 matrix spread by rows over 3 GPUs and its 10 x 7 transpose
+                      spread the same way (step 18): the block each GPU sends each other, and
+                      where it lands.
   warp-sectors.svg    One warp of step 02: its access to 32 neighbours along a row (4 sectors
                       of 32 bytes, all used) against its access to 32 elements down a column
                       (32 sectors, an eighth of each used).
@@ -381,12 +384,78 @@ def block_walks():
     return svg.render()
 
 
+# --- all-to-all.svg -----------------------------------------------------------------------
+
+def split(rows, parts):
+    """[(first, count)] of each part: step 18's Split (steps/18-all-to-all/plan.hpp), the first
+    rows % parts parts one row longer."""
+    base, extra = divmod(rows, parts)
+    return [(p * base + min(p, extra), base + (1 if p < extra else 0)) for p in range(parts)]
+
+
+def all_to_all():
+    m, n, gpus, cell = 7, 10, 3, 30
+    ins, outs = split(m, gpus), split(n, gpus)  # input rows, output rows (input columns)
+    hue = [hsl(h, 0.55, 0.75) for h in (0.58, 0.08, 0.33)]
+    left, top, gap = 90, 84, 150
+    width, height = left + n * cell + gap + m * cell + 60, top + n * cell + 120
+    svg = Svg(width, height, "A 7 x 10 matrix over 3 GPUs, transposed by an all-to-all")
+    x_out = left + n * cell + gap
+    svg.text(left + n * cell / 2, 30, f"input, {m} x {n}: rows split over {gpus} GPUs",
+             size=15, anchor="middle", weight="bold")
+    svg.text(x_out + m * cell / 2, 30, f"output, {n} x {m}: split the same way", size=15,
+             anchor="middle", weight="bold")
+    svg.text(left + n * cell / 2, 52, "colour: the GPU that holds the input row", size=12,
+             anchor="middle", fill=MUTED)
+    svg.text(x_out + m * cell / 2, 52, "blocks from each GPU, transposed", size=12,
+             anchor="middle", fill=MUTED)
+    for f, (r0, rc) in enumerate(ins):  # the input: slab f, cut where the output rows split
+        for r in range(r0, r0 + rc):
+            for c in range(n):
+                svg.rect(left + c * cell, top + r * cell, cell, cell, hue[f], GRID, 1)
+        svg.text(left - 10, top + (r0 + rc / 2) * cell + 5, f"GPU {f}", size=13, anchor="end",
+                 weight="bold")
+    for q, (c0, cc) in enumerate(outs):
+        svg.text(left + (c0 + cc / 2) * cell, top - 8, f"to GPU {q}", size=12, anchor="middle")
+        svg.rect(left + c0 * cell, top, cc * cell, m * cell, "none", INK, 1.5)
+    for f, (r0, rc) in enumerate(ins):
+        svg.line(left, top + r0 * cell, left + n * cell, top + r0 * cell, INK, 2.5)
+    for q, (c0, cc) in enumerate(outs):  # the output: GPU q's rows, a block from each GPU
+        for f, (r0, rc) in enumerate(ins):
+            for c in range(c0, c0 + cc):
+                for r in range(r0, r0 + rc):
+                    svg.rect(x_out + r * cell, top + c * cell, cell, cell, hue[f], GRID, 1)
+            svg.rect(x_out + r0 * cell, top + c0 * cell, rc * cell, cc * cell, "none", INK, 1.5)
+        svg.line(x_out, top + c0 * cell, x_out + m * cell, top + c0 * cell, INK, 2.5)
+        svg.text(x_out + m * cell + 10, top + (c0 + cc / 2) * cell + 5, f"GPU {q}", size=13,
+                 weight="bold")
+    f, q = 0, 1  # one block followed: GPU 0's rows, GPU 1's columns
+    (r0, rc), (c0, cc) = ins[f], outs[q]
+    svg.rect(left + c0 * cell, top + r0 * cell, cc * cell, rc * cell, "none", ACCENT, 3.5)
+    svg.rect(x_out + r0 * cell, top + c0 * cell, rc * cell, cc * cell, "none", ACCENT, 3.5)
+    svg.polyline([(left + (c0 + cc) * cell + 4, top + (r0 + rc / 2) * cell),
+                  (x_out - 8, top + (c0 + cc / 2) * cell)], ACCENT, 2,
+                 ' marker-end="url(#arrow-accent)"')
+    notes = [
+        f"Rows split as evenly as they go: {m} = 3 + 2 + 2 input rows, {n} = 4 + 3 + 3 output "
+        "rows.",
+        "GPU f sends GPU q the block of its rows in q's columns; it lands transposed, as "
+        "columns of f",
+        "in q's output rows (red: GPU 0's block for GPU 1). Every GPU sends a block to every "
+        "other.",
+    ]
+    for i, t in enumerate(notes):
+        svg.text(20, top + n * cell + 40 + 21 * i, t, size=12)
+    return svg.render()
+
+
 DIAGRAMS = {
     "tile-transpose.svg": tile_transpose,
     "block-order.svg": block_order,
     "block-walks.svg": block_walks,
     "grid-blocks.svg": grid_blocks,
     "warp-sectors.svg": warp_sectors,
+    "all-to-all.svg": all_to_all,
 }
 
 
