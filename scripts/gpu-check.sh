@@ -41,7 +41,11 @@
 #               program and the [sanitize] GPU tests (scripts/sanitize.sh);
 #   proofs      the lab's proof sets (tests/lab/sets.cmake) graded on this GPU: every GPU part
 #               a set names for a wrong submission must fail (scripts/lab_proofs.py), from the
-#               lab builds that scripts/pack-lab-proofs.sh packs into the folder PROOFS names.
+#               lab builds that scripts/pack-lab-proofs.sh packs into the folder PROOFS names;
+#   all-to-all  (every GPU of the host at once, alone) step 18 on P = 1 to all the GPUs, its
+#               GPU tests, its timed runs at 16384 x 16384 and 20011 x 12345 in both types
+#               (OUT_DIR/all-to-all.csv), and compute-sanitizer's memcheck and racecheck on
+#               every GPU; skipped where the build has no step 18 (no NCCL).
 # Environment: PARTS picks parts or groups (default: all; groups: tests, models, sweeps, ncu,
 # ncu-more, counters, sanitizer), e.g. PARTS="tests ncu"; GPUS the GPUs' indices (default:
 # CUDA_VISIBLE_DEVICES's, else every GPU nvidia-smi lists; they must all be of one kind);
@@ -216,6 +220,35 @@ print(r['sms'], r['ns_per_load'])" "$OUT/latency.csv")
         done
         step "lab proof sets on the GPU" python3 "$ROOT/scripts/lab_proofs.py" "$PROOFS" \
           --markdown "$OUT/proofs.md"
+      fi ;;
+    all-to-all)  # one process a GPU, on every GPU this part was given; multicast stays off
+      export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+      A2A="$BUILD/steps/18-all-to-all/18-all-to-all"
+      if [ ! -x "$A2A" ]; then
+        skip "all-to-all (the build has no 18-all-to-all: NCCL was not found)"
+      else
+        G=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+        # exit 77 on one GPU: the two-GPU case cannot run (its log says so)
+        step "all-to-all gpu tests" "$BUILD/tests/all_to_all_gpu_tests"
+        rm -f "$OUT/all-to-all.csv"
+        for P in $(seq 1 "$G"); do
+          for dtype in float double; do
+            for shape in 16384x16384 20011x12345; do
+              step "18-all-to-all --gpus $P $shape $dtype" "$A2A" --gpus "$P" \
+                --rows "${shape%x*}" --cols "${shape#*x}" --dtype "$dtype" --csv "$OUT/all-to-all.csv"
+            done
+          done
+        done
+        SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+        if [ ! -x "$SAN" ]; then
+          skip "all-to-all sanitizer (compute-sanitizer not found)"
+        else  # NCCL's own probes for kernel images it lacks are API errors it expects
+          for tool in memcheck racecheck; do
+            step "all-to-all $tool on $G GPU(s), 203 x 101" "$SAN" --tool "$tool" \
+              --target-processes all --report-api-errors no --error-exitcode 9 \
+              "$A2A" --gpus "$G" --rows 203 --cols 101 --once
+          done
+        fi
       fi ;;
     *) echo "gpu-check: no part named '$NAME'" >&2; exit 2 ;;
   esac

@@ -17,7 +17,8 @@ has its GPU to itself; the parts that do neither (the tests and the sanitizer, S
 run beside each other, up to SHARE on one GPU once no GPU is idle. The parts of two profiling tools (Nsight
 Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPUs, nor do the
 parts that map much host memory (HOST_MEMORY), nor a sanitizer part and a part that times or
-counts (ALONE). A part
+counts (ALONE). A part that needs every GPU of the host (EVERY: step 18, one process a GPU)
+starts once no part holds any GPU, and holds them all. A part
 still running after its time limit, or at the deadline of the whole check, is stopped (its whole process group) and fails with a message;
 a part that could not start before the deadline is "not run", a failure too.
 
@@ -31,7 +32,7 @@ Usage: scripts/gpu_check_schedule.py --out OUT --gpus 0,1,2,3 [--parts "tests nc
            [--deadline S] [--cpu-slots N] [--commit C] [--device D] [--table FILE]
            -- PART_COMMAND...
 --table FILE replaces the table of parts by a JSON list of {name, gpu, estimate, after,
-limit, shares, tool, memory} (the test of the schedule uses it; without limit, a part's limit is worked out as for
+limit, shares, tool, memory, every} (the test of the schedule uses it; without limit, a part's limit is worked out as for
 the table's own). --list prints the parts and groups and exits.
 Exit status: 0 every part ok or skipped, 1 a part failed, timed out or did not run, 2 bad
 usage (an unknown part, no GPU for a GPU part, no part command).
@@ -90,6 +91,7 @@ PARTS = [
     ("sanitizer-synccheck", True, 90, ()),
     ("sanitizer-initcheck", True, 80, ()),
     ("proofs", True, 75, ()),
+    ("all-to-all", True, 110, ()),
 ]
 LIMIT_FACTOR = 5
 MIN_LIMIT = 300
@@ -122,6 +124,12 @@ ALONE = {"sanitizer"}
 # 65 to 73 s beside the plain files' test, 2.3 s alone: docs/results/h200/665a20c/probes/). They
 # never run at the same time.
 HOST_MEMORY = {"plain", "gpu-tests"}
+# The parts that run one process on each GPU of the host (step 18's all-to-all, which also
+# times): they start once no part holds a GPU, hold every GPU, and no GPU part runs beside
+# them. The estimate: on a host of two H200s, step 18 at 2 shapes, 2 types and P = 1 and 2
+# took 5 to 7 s a run, its memcheck and racecheck on 2 GPUs 24 and 14 s
+# (docs/results/h200-x2/01c2a72/).
+EVERY = {"all-to-all"}
 # The names that stand for several parts: the parts of earlier versions of the check.
 GROUPS = {
     "tests": ["cpu-tests", "hostile", "gpu-tests", "plain", "lab"],
@@ -137,16 +145,17 @@ GROUPS = {
 
 class Part:
     def __init__(self, name, gpu, estimate, after=(), limit=None, shares=None, tool=None,
-                 memory=None):
+                 memory=None, every=None):
         self.name, self.gpu, self.estimate = name, bool(gpu), float(estimate)
         self.after = tuple(after)
         self.shares = self.gpu and (name in SHARING if shares is None else bool(shares))
         self.tool = TOOLS.get(name) if tool is None else (tool or None)
         self.memory = name in HOST_MEMORY if memory is None else bool(memory)
+        self.every = self.gpu and (name in EVERY if every is None else bool(every))
         self.limit = float(limit) if limit is not None else max(MIN_LIMIT,
                                                                   LIMIT_FACTOR * self.estimate)
         self.state = "waiting"  # waiting, running, ok, skip, FAIL, not run
-        self.where = None  # the GPU's index, or "CPU"
+        self.where = None  # the GPU's index, "CPU", or the indices of every GPU (EVERY)
         self.start = self.end = None
         self.proc = None
         self.why = ""
@@ -158,7 +167,8 @@ def load_table(path):
     with open(path) as f:
         rows = json.load(f)
     return [Part(r["name"], r["gpu"], r["estimate"], r.get("after", ()), r.get("limit"),
-                 r.get("shares", False), r.get("tool", ""), r.get("memory", False))
+                 r.get("shares", False), r.get("tool", ""), r.get("memory", False),
+                 r.get("every", False))
             for r in rows]
 
 
@@ -230,6 +240,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
         """A GPU for @p p now, or None: an idle GPU, or else, for a part that shares, one that
         only sharing parts hold (fewer than SHARE): the sanitizer's parts spread over the GPUs
         before they double up."""
+        if p.every:
+            return ",".join(gpus) if not any(holders.values()) else None
         idle = next((g for g in gpus if not holders[g]), None)
         if idle is not None or not p.shares:
             return idle
@@ -259,7 +271,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
             p.end = time.monotonic() - t0
             p.proc = None
             if p.gpu:
-                holders[p.where].remove(p)
+                for g in p.where.split(","):
+                    holders[g].remove(p)
             else:
                 free_cpu += 1
             log(f"gpu-check: {p.name} {p.state}{' (' + p.why + ')' if p.why else ''} "
@@ -294,7 +307,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
                 continue  # and the sanitizer for it
             if p.gpu and place(p) is not None:
                 p.where = place(p)
-                holders[p.where].append(p)
+                for g in p.where.split(","):
+                    holders[g].append(p)
             elif not p.gpu and free_cpu > 0:
                 free_cpu -= 1
                 p.where = "CPU"
@@ -318,7 +332,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
                                           preexec_fn=(lambda: os.nice(10))
                                           if p.where == "CPU" else None)
             p.state, p.start = "running", time.monotonic() - t0
-            where = "no GPU" if p.where == "CPU" else f"GPU {p.where}"
+            where = ("no GPU" if p.where == "CPU" else
+                     f"GPUs {p.where}" if "," in p.where else f"GPU {p.where}")
             log(f"gpu-check: {p.name} started on {where} at +{p.start:.0f} s")
         time.sleep(0.05)
 
@@ -356,7 +371,8 @@ def summary(parts, gpus, out, wall, started, ended, commit, device):
              f"parts:   {' '.join(p.name for p in parts)}",
              ""]
     for p in parts:
-        where = "no GPU" if p.where == "CPU" else f"GPU {p.where}"
+        where = ("no GPU" if p.where == "CPU" else
+                 f"GPUs {p.where}" if p.where and "," in p.where else f"GPU {p.where}")
         if p.state == "not run":
             lines.append(f"part  {p.name}: not run ({p.why})")
         else:
@@ -409,6 +425,7 @@ def main(argv=None):
             kind = "GPU, shared" if p.shares else "GPU" if p.gpu else "no GPU"
             kind += f", {p.tool}" if p.tool else ""
             kind += ", host memory" if p.memory else ""
+            kind += ", every GPU" if p.every else ""
             print(f"{p.name}: {kind}, about {p.estimate:.0f} s alone, "
                   f"limit {p.limit:.0f} s{after}")
         for g, names in GROUPS.items():

@@ -102,7 +102,8 @@ with tempfile.TemporaryDirectory() as d:
             json.dump([dict(name=n, gpu=g, estimate=e, after=list(a), limit=l,
                             shares=bool(more and more[0]),
                             tool=more[1] if len(more) > 1 else "",
-                            memory=bool(len(more) > 2 and more[2]))
+                            memory=bool(len(more) > 2 and more[2]),
+                            every=bool(len(more) > 3 and more[3]))
                        for n, g, e, a, l, *more in table], f)
         t0 = time.time()
         try:
@@ -214,6 +215,23 @@ with tempfile.TemporaryDirectory() as d:
     check(r.returncode == 0 and apart and when["o_sleep-0.4"][0] < when["m1_sleep-0.4"][1],
           "two parts that map much host memory never run at once; the others run beside them",
           str(when))
+
+    # 2f. A part that needs every GPU (step 18) runs once no GPU part runs, on all of them at
+    # once (CUDA_VISIBLE_DEVICES names each), with no GPU part beside it; a part without a GPU
+    # may run beside it.
+    table = [("e_sleep-0.3", True, 90, (), 30, False, "", False, True),
+             ("g1_sleep-0.4", True, 40, (), 30), ("g2_sleep-0.2", True, 20, (), 30),
+             ("g3_sleep-0.2", True, 20, (), 30, True), ("c_sleep-0.6", False, 60, (), 30)]
+    r, rows, text, _, _ = run(table, gpus="0,1,2")
+    when = {n: (s, e, g) for n, g, s, e, _ in rows}
+    e = when.get("e_sleep-0.3")
+    beside = [n for n, (s, t, g) in when.items() if g != "none" and n != "e_sleep-0.3"
+              and e and s < e[1] - 0.02 and e[0] < t - 0.02]
+    check(r.returncode == 0 and len(when) == 5 and e is not None and e[2] == "0,1,2"
+          and not beside and when["c_sleep-0.6"][0] < e[1]
+          and re.search(r"^part  e_sleep-0.3: ok on GPUs 0,1,2, ", text, re.M) is not None,
+          "a part that needs every GPU holds them all, alone among the GPU parts",
+          f"{when}\n{text}")
 
     # 2e. A sanitizer part never runs beside a part that times or counts, on any GPU, while a
     # part that shares runs beside it; the sanitizer's parts spread over idle GPUs first.
