@@ -11,8 +11,8 @@ The README: at most 1,500 words of prose. A chapter (docs/NN-name.md):
     yourself, Deep dive (the main path is everything above Deep dive);
   - the main path has at most 2,500 words of prose in Part I (steps 01 to 08) and 3,000 after;
   - What changed has at most 180 words of prose and shows the code's own diff against the
-    step before (a `diff` block of scripts/doc_outputs.py; chapters 01 and 02, the first
-    program and the first transpose, a `listing`);
+    step before (a `diff` block of scripts/doc_outputs.py; chapters 01, 02 and 18, the first
+    program, the first transpose and the first across GPUs, a `listing`);
   - the main path shows at least one picture, whose file exists;
   - Check yourself asks at least five numbered questions in the student's text, and its
     answers are in the instructor's edition only (an `\\if instructor` block there).
@@ -38,6 +38,7 @@ results_tables = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(results_tables)
 HEADINGS = ["What changed", "Predict", "Measure", "Explain", "Check yourself", "Deep dive"]
 WHAT_CHANGED_MOST = 180
+FIRSTS = (1, 2, 18)  # chapters whose What changed shows a listing: nothing came before them
 RESULTS_BLOCK = re.compile(r"<!--\s*(?:table|pivot|spread)\s+(\S+)(?:\s+(\S+))?")
 RUN_FOLDER = re.compile(r"results/(h100|h200)/([0-9a-f]{7})\b")
 
@@ -120,7 +121,8 @@ def check_chapter(path, text, record):
     changed = prose_words(body["What changed"])
     if changed > WHAT_CHANGED_MOST:
         problems.append(f"What changed has {changed} words of prose, over {WHAT_CHANGED_MOST}")
-    kind = "listing" if number <= 2 else "diff"  # 01 and 02 have no transpose before them
+    # 01 and 02 have no transpose before them, and 18 (Part III) no program across GPUs
+    kind = "listing" if number in FIRSTS else "diff"
     if f"<!-- {kind}: " not in body["What changed"]:
         problems.append(f"What changed shows no generated {kind} of the code (<!-- {kind}: ...)")
     pictures = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)|\\image\s+\w+\s+(\S+)", student(main))
