@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,8 +138,15 @@ void grade_machine_code(Part& part);                  // machine_code.cpp
 bool grade_exact(const Exercise& ex, const tt::DeviceInfo& dev, Part& part);
 void grade_speed(const Exercise& ex, const tt::DeviceInfo& dev, bool exact, Part& part);  // speed.cpp
 void grade_sanitizer(const Exercise& ex, Part& part);  // sanitizer.cpp
+/// Runs @p body, which grades the parts of @p parts at @p which, in a child process (its own
+/// process group, its output discarded) and takes their verdicts and notes back from it: the
+/// grader's own process never runs the student's code. A child that crashes, exits before
+/// reporting, or is still running after @p limit_s seconds (it is then stopped, with all it
+/// started) fails those parts, and the note says which it was (process.cpp).
+void in_child(std::vector<Part>& parts, const std::vector<std::size_t>& which,
+              const std::function<void()>& body, double limit_s);
 /// gpu-exact and gpu-speed in a child process (process.cpp).
 void grade_gpu(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_at,
-               std::size_t speed_at);
+               std::size_t speed_at, double limit_s);
 
 }  // namespace lab

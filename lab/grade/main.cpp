@@ -30,8 +30,11 @@
 // each graded part, the child process and the commands apart (process.cpp), and this file,
 // which grades and reports.
 //
-// The GPU parts of each exercise run in a child process, so that a kernel that crashes (an
-// address outside the matrix can) costs that exercise its GPU points and nothing else.
+// Every part that runs the student's code runs in a child process with a time limit
+// (--time-limit), the GPU parts of an exercise in one: a crash, an endless loop or an early
+// exit costs that part its points and nothing else, and what the code prints is not shown.
+// The verdicts come back through a pipe, each line with a token the child's code cannot know,
+// and the report is printed by this process alone.
 //
 // Exit status: 0 every part asked for ran and passed, 1 a part failed, 2 a bad command line,
 // 3 incomplete (the parts that ran passed, but some could not run here: the grade names them
@@ -56,10 +59,12 @@ struct Graded {
   bool failed = false, any = false, incomplete = false;
 };
 
-/// Which parts to grade: the CPU ones, the GPU ones, or the parts named (--part).
+/// Which parts to grade: the CPU ones, the GPU ones, or the parts named (--part); and how long
+/// a part's child may run.
 struct Selection {
   bool cpu = true, gpu = true;
   std::set<std::string> parts;
+  double limit_s = 300;
   bool wants(const Part& p) const {
     return parts.empty() ? (p.gpu ? gpu : cpu) : parts.count(p.key);
   }
@@ -91,34 +96,34 @@ Graded grade(const Exercise& ex, const Selection& want) {
                        "machine code: all loads of a thread before its first shared store", false,
                        ex.points.extra));
   // The analysis of moves that do not transpose means nothing (slots that all coincide are
-  // "conflict-free"): it counts only when the emulation passes.
+  // "conflict-free"): it counts only when the emulation passes. Each part in its own child.
   std::optional<Verdict> exact;
-  const auto emulated = [&] {
-    if (!exact) {
-      Part e = cpu.front();
-      grade_emulated(ex, e);
-      exact = e.verdict;
-    }
-    return *exact;
-  };
-  for (Part& p : cpu) {
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    Part& p = cpu[i];
     if (!want.wants(p)) continue;
-    if (p.key == "emulated") {
-      grade_emulated(ex, p);
-      exact = p.verdict;
+    if (p.key == "analysis" && !exact) {  // the emulation alone, to know whether it counts
+      std::vector<Part> e = {cpu.front()};
+      in_child(
+          e, {0}, [&] { grade_emulated(ex, e[0]); }, want.limit_s);
+      exact = e[0].verdict;
     }
-    if (p.key == "analysis") {
-      if (emulated() == Verdict::passed) {
-        grade_analysis(ex, p);
-      } else {
-        p.verdict = Verdict::failed;
-        note(p, "not graded while the moves do not transpose exactly (the emulated part)");
-      }
+    if (p.key == "analysis" && exact != Verdict::passed) {
+      p.verdict = Verdict::failed;
+      note(p, "not graded while the moves do not transpose exactly (the emulated part)");
+    } else {
+      in_child(
+          cpu, {i},
+          [&] {
+            if (p.key == "emulated") grade_emulated(ex, p);
+            if (p.key == "analysis") grade_analysis(ex, p);
+            if (p.key == "large") grade_large(ex, p);
+            if (p.key == "swizzle") grade_swizzle(p);
+            if (p.key == "order") grade_order(p);
+            if (p.key == "machine-code") grade_machine_code(p);
+          },
+          want.limit_s);
     }
-    if (p.key == "large") grade_large(ex, p);
-    if (p.key == "swizzle") grade_swizzle(p);
-    if (p.key == "order") grade_order(p);
-    if (p.key == "machine-code") grade_machine_code(p);
+    if (p.key == "emulated") exact = p.verdict;
     g.parts.push_back(p);
   }
   // The GPU parts run together: the speed of a wrong result does not count.
@@ -131,29 +136,37 @@ Graded grade(const Exercise& ex, const Selection& want) {
                " in the same run",
            true, ex.points.speed)};
   if (want.wants(gpu[0]) || want.wants(gpu[1])) {
-    grade_gpu(ex, gpu, 0, 1);
+    grade_gpu(ex, gpu, 0, 1, want.limit_s);
     for (const Part& p : gpu)
       if (want.wants(p)) g.parts.push_back(p);
   }
   Part sanitizer = part("gpu-sanitizer",
                         "compute-sanitizer memcheck and racecheck on small odd shapes", true, 1);
   if (want.wants(sanitizer)) {
-    grade_sanitizer(ex, sanitizer);
-    g.parts.push_back(sanitizer);
+    std::vector<Part> one = {sanitizer};
+    in_child(
+        one, {0}, [&] { grade_sanitizer(ex, one[0]); }, want.limit_s);
+    g.parts.push_back(one[0]);
   }
   // An exercise whose kernels run another's answer cannot be exact before that one is: say so
   // where it bites, in each failed part that the other's answer can explain.
   if (!ex.depends.empty()) {
+    // Whether the other exercise's answer fails: its parts, graded in a child too (a part
+    // that crashes or hangs there fails, and so explains).
     bool explains = false;
     for (const Exercise& other : exercises()) {
       if (other.id != ex.depends) continue;
-      Part e = part("emulated", "", false, 0), s = part("swizzle", "", false, 0),
-           l = part("large", "", false, 0);
-      grade_emulated(other, e);
-      grade_large(other, l);
-      if (other.extra == "swizzle") grade_swizzle(s);
-      explains = e.verdict == Verdict::failed || s.verdict == Verdict::failed ||
-                 l.verdict == Verdict::failed;
+      std::vector<Part> o = {part("emulated", "", false, 0), part("large", "", false, 0),
+                             part("swizzle", "", false, 0)};
+      in_child(
+          o, {0, 1, 2},
+          [&] {
+            grade_emulated(other, o[0]);
+            grade_large(other, o[1]);
+            if (other.extra == "swizzle") grade_swizzle(o[2]);
+          },
+          want.limit_s);
+      for (const Part& p : o) explains = explains || p.verdict == Verdict::failed;
     }
     if (explains)
       for (Part& p : g.parts)
@@ -256,6 +269,11 @@ int main(int argc, char** argv) {
   auto* cpu_flag = app.add_flag("--cpu", cpu_only, "Only the parts that need no GPU");
   auto* gpu_flag =
       app.add_flag("--gpu", gpu_only, "Only the parts that run on the GPU")->excludes(cpu_flag);
+  double limit_s = 300;
+  app.add_option("--time-limit", limit_s,
+                 "Seconds each part may run (the GPU parts of an exercise together) before it "
+                 "is stopped and fails")
+      ->check(CLI::Range(1.0, 86400.0));
   app.add_option("--part", parts, "Only these parts (default: every part the exercise has)")
       ->check(CLI::IsMember(
           {"emulated", "large", "analysis", "swizzle", "order", "machine-code", "gpu-exact",
@@ -272,6 +290,7 @@ int main(int argc, char** argv) {
   want.cpu = !gpu_only;
   want.gpu = !cpu_only;
   want.parts.insert(parts.begin(), parts.end());
+  want.limit_s = limit_s;
   std::vector<Graded> all;
   try {
     for (const Exercise& ex : exercises()) {

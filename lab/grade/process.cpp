@@ -1,14 +1,22 @@
-// The grader's processes: the GPU parts in a child (a crashed kernel costs its exercise
-// the GPU points and nothing else), and the commands it runs (sass_check, compute-sanitizer).
+// The grader's processes: every part that runs the student's code in a child, with a time
+// limit (a crash, an endless loop or an exit costs that part its points and nothing else; what
+// the code prints is not shown), and the commands it runs (sass_check, compute-sanitizer).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
+#include <ctime>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include "device.hpp"
 #include "error.hpp"
@@ -42,46 +50,23 @@ std::string build_dir() {
   return exe.empty() ? "/" : exe;
 }
 
-/// Runs the GPU parts in this process and writes their outcome to @p fd, one line each:
-/// "P <index> <verdict>" and "N <index> <note>".
-void gpu_child(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_at,
-               std::size_t speed_at, int fd) {
-  Part& exact = parts[exact_at];
-  Part& speed = parts[speed_at];
-  try {
-    tt::require_devices();
-    const tt::DeviceInfo dev = tt::select_device(0);
-    const bool usable = grade_exact(ex, dev, exact);
-    if (usable) {
-      grade_speed(ex, dev, exact.verdict == Verdict::passed, speed);
-    } else {
-      speed.verdict = Verdict::failed;
-      note(speed, "not timed: the kernel failed on the GPU");
-    }
-    tt::release_references();
-  } catch (const tt::NoDeviceError& e) {
-    std::string why = e.what();  // "no usable CUDA device: <call> failed with <error> (...). ..."
-    why = why.substr(0, why.find(" ("));
-    exact.verdict = speed.verdict = Verdict::skipped;
-    note(exact, why);
-    note(speed, "no CUDA device");
-  } catch (const std::exception& e) {
-    for (Part* p : {&exact, &speed})
-      if (p->verdict == Verdict::skipped) {
-        p->verdict = Verdict::failed;
-        note(*p, std::string("the GPU run stopped: ") + e.what());
-      }
-  }
+namespace {
+
+/// Writes the verdicts and notes of @p parts (those at @p which) to @p fd, one line each:
+/// "P <token> <index> <verdict>", "N <token> <index> <note>", then "E <token>". The token is
+/// the parent's, drawn before the fork: a line without it is not the grader's.
+void report(const std::vector<Part>& parts, const std::vector<std::size_t>& which,
+            const std::string& token, int fd) {
   std::string out;
-  for (std::size_t i : {exact_at, speed_at}) {
-    out +=
-        "P " + std::to_string(i) + " " + std::to_string(static_cast<int>(parts[i].verdict)) + "\n";
+  for (std::size_t i : which) {
+    out += "P " + token + " " + std::to_string(i) + " " +
+           std::to_string(static_cast<int>(parts[i].verdict)) + "\n";
     for (std::string n : parts[i].notes) {
       std::replace(n.begin(), n.end(), '\n', ' ');
-      out += "N " + std::to_string(i) + " " + n + "\n";
+      out += "N " + token + " " + std::to_string(i) + " " + n + "\n";
     }
   }
-  out += "E\n";
+  out += "E " + token + "\n";
   for (std::size_t done = 0; done < out.size();) {
     const ssize_t w = write(fd, out.data() + done, out.size() - done);
     if (w <= 0) break;
@@ -89,10 +74,26 @@ void gpu_child(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_a
   }
 }
 
-/// Forks a child for the GPU parts and reads their outcome back. The parent never touches
-/// CUDA, so every child starts with a fresh context.
-void grade_gpu(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_at,
-               std::size_t speed_at) {
+/// A token no one can guess: 16 hex digits from /dev/urandom (the time and pid where it
+/// cannot be read).
+std::string draw_token() {
+  unsigned long long v = 0;
+  if (FILE* f = std::fopen("/dev/urandom", "rb")) {
+    if (std::fread(&v, sizeof v, 1, f) != 1) v = 0;
+    std::fclose(f);
+  }
+  if (v == 0)
+    v = static_cast<unsigned long long>(time(nullptr)) * 6364136223846793005ull ^ getpid();
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", v);
+  return buf;
+}
+
+}  // namespace
+
+void in_child(std::vector<Part>& parts, const std::vector<std::size_t>& which,
+              const std::function<void()>& body, double limit_s) {
+  const std::string token = draw_token();
   int fds[2];
   std::cout.flush();
   std::cerr.flush();
@@ -100,49 +101,135 @@ void grade_gpu(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_a
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork() failed");
   if (pid == 0) {
+    setpgid(0, 0);  // its own process group: a time-out stops what it started, too
     close(fds[0]);
-    gpu_child(ex, parts, exact_at, speed_at, fds[1]);
+    // What the student's code prints goes nowhere: the report is the parent's alone.
+    if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
+    try {
+      body();
+    } catch (const std::exception& e) {
+      for (std::size_t i : which)
+        if (parts[i].verdict == Verdict::skipped) {
+          parts[i].verdict = Verdict::failed;
+          note(parts[i], std::string("the part stopped: ") + e.what());
+        }
+    }
+    report(parts, which, token, fds[1]);
     close(fds[1]);
     _exit(0);
   }
+  setpgid(pid, pid);  // as the child does: whichever runs first
   close(fds[1]);
   std::string text;
   char buffer[4096];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
+  const auto start = std::chrono::steady_clock::now();
+  bool timed_out = false;
+  for (;;) {
+    const double left =
+        limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // the child closed the pipe: it ended
     text.append(buffer, static_cast<std::size_t>(n));
+  }
   close(fds[0]);
+  if (timed_out) kill(-pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  if (timed_out) kill(-pid, SIGKILL);  // anything of its group still left
   std::istringstream lines(text);
   std::string line;
   bool ended = false;
+  std::vector<Part> got = parts;
+  for (std::size_t i : which) got[i].notes.clear();
   while (std::getline(lines, line)) {
-    if (line == "E") ended = true;
     std::istringstream fields(line);
-    char kind = 0;
+    std::string kind, said;
     std::size_t index = 0;
-    fields >> kind >> index;
-    if (index != exact_at && index != speed_at) continue;
-    if (kind == 'P') {
+    fields >> kind >> said;
+    if (said != token) continue;  // not the grader's line
+    if (kind == "E") {
+      ended = true;
+      continue;
+    }
+    fields >> index;
+    if (std::find(which.begin(), which.end(), index) == which.end()) continue;
+    if (kind == "P") {
       int v = 0;
       fields >> v;
-      parts[index].verdict = static_cast<Verdict>(v);
-    } else if (kind == 'N') {
+      got[index].verdict = static_cast<Verdict>(v);
+    } else if (kind == "N") {
       std::string rest;
       std::getline(fields, rest);
-      parts[index].notes.push_back(rest.substr(rest.find_first_not_of(' ')));
+      const auto from = rest.find_first_not_of(' ');
+      got[index].notes.push_back(from == std::string::npos ? "" : rest.substr(from));
     }
   }
-  if (!ended) {
-    const std::string why =
-        WIFSIGNALED(status)
-            ? "the GPU run crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
-            : "the GPU run ended early (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
-    for (std::size_t i : {exact_at, speed_at}) {
-      parts[i].verdict = Verdict::failed;
-      parts[i].notes.push_back(why);
-    }
+  if (ended && !timed_out) {
+    for (std::size_t i : which) parts[i] = got[i];
+    return;
   }
+  std::ostringstream why;
+  if (timed_out)
+    why << "stopped after its time limit of " << static_cast<long>(limit_s)
+        << " s (an endless loop?)";
+  else if (WIFSIGNALED(status))
+    why << "the part crashed (signal " << WTERMSIG(status) << ")";
+  else
+    why << "the part ended early (exit status " << WEXITSTATUS(status) << ")";
+  for (std::size_t i : which) {
+    parts[i].verdict = Verdict::failed;
+    parts[i].notes.push_back(why.str());
+  }
+}
+
+/// gpu-exact and gpu-speed, in a child: the parent never touches CUDA, so every child starts
+/// with a fresh context, and a kernel that crashes or hangs costs its exercise the GPU points.
+void grade_gpu(const Exercise& ex, std::vector<Part>& parts, std::size_t exact_at,
+               std::size_t speed_at, double limit_s) {
+  in_child(
+      parts, {exact_at, speed_at},
+      [&] {
+        Part& exact = parts[exact_at];
+        Part& speed = parts[speed_at];
+        try {
+          tt::require_devices();
+          const tt::DeviceInfo dev = tt::select_device(0);
+          const bool usable = grade_exact(ex, dev, exact);
+          if (usable) {
+            grade_speed(ex, dev, exact.verdict == Verdict::passed, speed);
+          } else {
+            speed.verdict = Verdict::failed;
+            note(speed, "not timed: the kernel failed on the GPU");
+          }
+          tt::release_references();
+        } catch (const tt::NoDeviceError& e) {
+          // "no usable CUDA device: <call> failed with <error> (...). ..."
+          std::string why = e.what();
+          why = why.substr(0, why.find(" ("));
+          exact.verdict = speed.verdict = Verdict::skipped;
+          note(exact, why);
+          note(speed, "no CUDA device");
+        } catch (const std::exception& e) {
+          for (Part* p : {&exact, &speed})
+            if (p->verdict == Verdict::skipped) {
+              p->verdict = Verdict::failed;
+              note(*p, std::string("the GPU run stopped: ") + e.what());
+            }
+        }
+      },
+      limit_s);
 }
 
 }  // namespace lab

@@ -43,11 +43,15 @@ set(tt_lab_set_wrong-b
     "07-swizzle|07-not-one-to-one.txt|swizzle,emulated|gpu-exact"
     "08-diagonal|08-hardcoded.txt|order,emulated|gpu-exact")
 
-# The holes a first round of adversarial grading found, each with the part that catches it.
+# The holes a first round of adversarial grading found, each with the part that catches it;
+# and code that never returns (02) or crashes (08): each part that runs it fails on its own,
+# stopped at its time limit or crashed in its own process, and the grader goes on.
 set(tt_lab_set_wrong-c
+    "02-naive|02-endless.txt|emulated,large||stopped after its time limit"
     "03-shared|03-int-offsets.txt|large||32-bit int wraps at 2\\^31"
     "04-padding|model|large||run your 03-shared answer, which is not right yet"
-    "05-multi-element|05-skip-last-pass.txt|emulated|gpu-exact")
+    "05-multi-element|05-skip-last-pass.txt|emulated|gpu-exact"
+    "08-diagonal|08-crash.txt|emulated,large,order|gpu-exact|the part crashed \\(signal")
 
 # An empty load phase, graded without cuobjdump (the machine-code part is then skipped), and
 # step 08's model answer while 07 is wrong: 08's kernels run 07's swizzle, and its grade
