@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One GPU: the check's part all-to-all (step 18 at P = 1), and the tall and wide matrices of
-# issue 53 timed and counted.
+# One GPU: the check's part all-to-all (step 18 at P = 1), and tall and wide matrices,
+# timed with the bench and counted with Nsight Compute.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 rm -rf packed; tar -xJf .carry/packed.tar.xz || exit 1
 V=$OUT/x1; mkdir -p $V

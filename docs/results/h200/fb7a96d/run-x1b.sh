@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One GPU: issue 53's tall matrices, every variant timed and the candidates counted; and the
+# One GPU: tall matrices, every variant timed and the candidates counted; and the
 # proof set wrong-c's GPU parts (the grader's children on a GPU: a crashing kernel).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 rm -rf packed proofs-c; tar -xJf .carry/packed.tar.xz || exit 1; tar -xJf .carry/proofs-c.tar.xz || exit 1
