@@ -27,8 +27,9 @@ def run(*args):
 
 # Every set of sets.cmake is read, with the exercises its entries name.
 r = run("--list", "wrong-c")
-check(r.returncode == 0 and r.stdout.split() == ["03-shared", "04-padding", "05-multi-element"],
-      f"wrong-c lists 03, 04 and 05: {r.stdout!r}")
+check(r.returncode == 0 and r.stdout.split() == ["02-naive", "03-shared", "04-padding",
+                                                  "05-multi-element", "08-diagonal"],
+      f"wrong-c lists 02, 03, 04, 05 and 08: {r.stdout!r}")
 check(run("--list", "no-such-set").returncode == 2, "an unknown set is bad usage")
 
 
@@ -48,15 +49,16 @@ def packed(tmp, verdicts):
 
 with tempfile.TemporaryDirectory() as tmp:
     check(run(tmp).returncode == 77, "no set packed: skipped (77)")
-    # wrong-c names gpu-exact for 05 only: every other GPU verdict is reported, not judged.
+    # wrong-c names gpu-exact for 05 and 08 only: every other GPU verdict is reported, not
+    # judged.
     r = run(packed(tmp, "gpu-exact=failed gpu-speed=passed gpu-sanitizer=failed"))
     check(r.returncode == 0, f"the named GPU part fails: passes: {r.stdout}")
     rows = [l for l in r.stdout.splitlines() if l.startswith("| wrong-c |")]
-    check(len(rows) == 1 and "05-multi-element" in rows[0],
-          f"only the submission with a named GPU part is graded by default: {rows}")
+    check(len(rows) == 2 and "05-multi-element" in rows[0] and "08-diagonal" in rows[1],
+          f"only the submissions with a named GPU part are graded by default: {rows}")
     r = run(tmp, "--every-part")
     rows = [l for l in r.stdout.splitlines() if l.startswith("| wrong-c |")]
-    check(r.returncode == 0 and len(rows) == 3, f"--every-part grades all three: {rows}")
+    check(r.returncode == 0 and len(rows) == 5, f"--every-part grades all five: {rows}")
     r = run(packed(tmp, "gpu-exact=passed gpu-speed=passed gpu-sanitizer=passed"), "--markdown",
             os.path.join(tmp, "t.md"))
     check(r.returncode == 1 and "05-multi-element" in r.stdout and "gpu-exact is passed" in r.stdout,
