@@ -100,12 +100,6 @@ inline std::vector<uint3> far_blocks(dim3 grid) {
   return out;
 }
 
-/// Whether emulate() with far runs the lines of blocks through the wraps too (far_blocks(grid,
-/// shape)), not the corners and middle alone (far_blocks(grid)). Off unless set: the lab's
-/// grader sets it for its part `large`, over the few variants an exercise grades; over every
-/// variant of every step (the course's tests) the lines take a hundred times as long.
-inline bool far_lines = false;
-
 /// Where an element offset held in 32 bits wraps: at 2^31 in an int, at 2^32 in an unsigned.
 inline constexpr std::int64_t kIntWrap = std::int64_t{1} << 31;       ///< 2^31: an int wraps.
 inline constexpr std::int64_t kUnsignedWrap = std::int64_t{1} << 32;  ///< 2^32: an unsigned.
@@ -189,7 +183,7 @@ inline std::vector<uint3> far_blocks(dim3 grid, Shape s, GridX x = GridX::either
 /// a few of each kind). Every tile slot also remembers which input element it holds, and each
 /// store must put it where the transpose does.
 ///
-/// With @p far, only the blocks far_blocks(grid) names run, with far_lines those of
+/// With @p reach far, only the blocks far_blocks(grid) names run, with lines those of
 /// far_blocks(grid, shape) (on a grid of one row of blocks over several rows of tiles, step
 /// 08's, those whose first moves lie where the offsets wrap), and nothing of the matrix is
 /// allocated: the moves of a problem past 2^31 elements (46341 x 46341, where offsets
@@ -206,7 +200,8 @@ inline std::vector<uint3> far_blocks(dim3 grid, Shape s, GridX x = GridX::either
 /// 11's seam_phase); so does the emulation, and a block mistaken for a seam block, whose
 /// later moves are then never made, fails here.
 template <class W, class HOST = void, bool CUTS = false, bool ASYNC = false>
-Problems emulate(const Problem& pb, bool far = false) {
+Problems emulate(const Problem& pb, Reach reach = Reach::all) {
+  const bool far = reach != Reach::all;
   using T = typename W::Elem;
   constexpr int N = W::kVec;
   const Shape s = pb.shape;
@@ -386,7 +381,7 @@ Problems emulate(const Problem& pb, bool far = false) {
     const Move<N> m = store ? W::store(me, 0, rows, cols) : W::load(me, 0, rows, cols);
     return m.inside ? m.global : -1;
   };
-  if (far && !far_lines) {
+  if (reach == Reach::far) {
     blocks = far_blocks(l.grid);
   } else if (far && l.grid.y == 1 && l.grid.z == 1 && l.grid.x > 2 && l.grid.x <= kFarScan &&
              (first_move(l.grid.x / 2, false) >= cols || first_move(l.grid.x - 1, false) >= cols)) {

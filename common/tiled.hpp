@@ -386,14 +386,14 @@ void launch_first(const LaunchPlan& plan, const T* in, T* out, Shape s, cudaStre
 /// Emulates every path of @p P... for T that suits the shape (the fallback as well as the
 /// path the plan takes), and returns the problems found.
 template <typename T, class... P>
-Problems emulate_all(const Problem& pb, bool far) {
+Problems emulate_all(const Problem& pb, Reach reach) {
   Problems all;
   const auto try_one = [&](auto path) {
     using Q = decltype(path);
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p : emulate<typename Q::Work, typename Q::Host, Q::kCutPasses, Q::kAsyncLoad>(
-                                    pb, far))
+      for (auto& p :
+           emulate<typename Q::Work, typename Q::Host, Q::kCutPasses, Q::kAsyncLoad>(pb, reach))
         all.push_back(kernel_name<Q::kernel>() + ": " + p);
     }
   };
@@ -421,9 +421,9 @@ Variant variant(std::string name, std::string summary) {
     return pb.dtype == DType::f32 ? detail::plan_first<float, P...>(pb)
                                   : detail::plan_first<double, P...>(pb);
   };
-  v.emulate = [](const Problem& pb, bool far) {
-    return pb.dtype == DType::f32 ? detail::emulate_all<float, P...>(pb, far)
-                                  : detail::emulate_all<double, P...>(pb, far);
+  v.emulate = [](const Problem& pb, Reach reach) {
+    return pb.dtype == DType::f32 ? detail::emulate_all<float, P...>(pb, reach)
+                                  : detail::emulate_all<double, P...>(pb, reach);
   };
   if constexpr (detail::takes<float, P...>()) v.run_f32 = &detail::launch_first<float, P...>;
   if constexpr (detail::takes<double, P...>()) v.run_f64 = &detail::launch_first<double, P...>;

@@ -13,9 +13,9 @@
 namespace {
 
 void check_emulated(const tt::Step& step, const tt::Variant& v, tt::Shape shape, tt::DType t,
-                    std::optional<tt::BlockShape> block, bool far = false) {
+                    std::optional<tt::BlockShape> block, tt::Reach reach = tt::Reach::all) {
   const tt::Problem pb{shape, t, block};
-  const tt::Problems problems = v.emulate(pb, far);
+  const tt::Problems problems = v.emulate(pb, reach);
   std::ostringstream all;
   for (const auto& p : problems) all << "  " << p << "\n";
   INFO(step.id << "/" << v.name << " " << tt::dtype_name(t) << " " << shape.rows << " x "
@@ -48,7 +48,7 @@ TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated 
         if (v.supports(t))
           for (const tt::Shape& s : {tt::Shape{46341, 46341}, tt::Shape{65537, 32771},
                                      tt::Shape{3, 715827883}, tt::Shape{46344, 46344}})
-            check_emulated(*step, v, s, t, step->block_for(), true);
+            check_emulated(*step, v, s, t, step->block_for(), tt::Reach::far);
 }
 
 TEST_CASE("02-naive's moves are exact with other block shapes too", "[emulator]") {
@@ -123,8 +123,8 @@ struct Little : tt::Work<float> {
 };
 
 template <Mistake M>
-tt::Problems run_little(tt::Shape s, bool far = false) {
-  return tt::emulate<Little<M>>(tt::Problem{s, tt::DType::f32, std::nullopt}, far);
+tt::Problems run_little(tt::Shape s, tt::Reach reach = tt::Reach::all) {
+  return tt::emulate<Little<M>>(tt::Problem{s, tt::DType::f32, std::nullopt}, reach);
 }
 
 bool mentions(const tt::Problems& p, const std::string& what) {
@@ -174,11 +174,11 @@ TEST_CASE("the emulator runs the kernel's own load phase where it is host code t
 TEST_CASE("the emulator checks the corner blocks of a matrix past 2^31 elements without it",
           "[emulator]") {
   const tt::Shape big{46341, 46341};  // 2147488281 elements: 8.6 GB of float, not allocated
-  CHECK(run_little<Mistake::none>(big, true).empty());
-  CHECK(run_little<Mistake::int32>({13, 21}, true).empty());  // small: the same offsets
-  CHECK(mentions(run_little<Mistake::int32>(big, true), "outside the matrix"));
-  CHECK(mentions(run_little<Mistake::swapped_slot>(big, true), "puts input element"));
-  CHECK(mentions(run_little<Mistake::copy>(big, true), "puts input element"));
+  CHECK(run_little<Mistake::none>(big, tt::Reach::far).empty());
+  CHECK(run_little<Mistake::int32>({13, 21}, tt::Reach::far).empty());  // small: the same offsets
+  CHECK(mentions(run_little<Mistake::int32>(big, tt::Reach::far), "outside the matrix"));
+  CHECK(mentions(run_little<Mistake::swapped_slot>(big, tt::Reach::far), "puts input element"));
+  CHECK(mentions(run_little<Mistake::copy>(big, tt::Reach::far), "puts input element"));
 }
 
 // ---- Matrices of more than 2^31 elements: offsets are 64-bit all the way. -------------------

@@ -7,7 +7,7 @@
 namespace lab {
 
 std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
-                                   const std::vector<tt::Shape>& shapes, bool far,
+                                   const std::vector<tt::Shape>& shapes, tt::Reach reach,
                                    std::vector<tt::Shape>* first_wrong) {
   const tt::Step& step = step_of(ex);
   int pairs = 0, wrong = 0;
@@ -19,7 +19,7 @@ std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
       for (const tt::Shape& s : shapes) {
         tt::Problems problems;
         try {
-          problems = v.emulate(problem(step, s, t), far);
+          problems = v.emulate(problem(step, s, t), reach);
         } catch (const std::exception& e) {
           problems = {std::string("the harness refused it: ") + e.what()};
         }
@@ -41,7 +41,7 @@ std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
 
 /// The moves of every graded variant on every awkward shape, float and double, on the CPU.
 void grade_emulated(const Exercise& ex, Part& part) {
-  const auto [pairs, wrong] = emulate_graded(ex, part, awkward_shapes(), false);
+  const auto [pairs, wrong] = emulate_graded(ex, part, awkward_shapes(), tt::Reach::all);
   if (wrong > 0)
     part.notes.insert(part.notes.begin(),
                       std::to_string(wrong) + " of " + std::to_string(pairs) +

@@ -119,12 +119,12 @@ Command run_command(const std::string& command);
 std::string build_dir();
 
 /// The moves of every graded variant of @p ex on @p shapes, float and double, emulated on the
-/// CPU (Variant::emulate; @p far: the far blocks alone, tt::far_blocks, without the matrix).
+/// CPU (Variant::emulate, over the blocks @p reach says).
 /// Notes the first wrong shape of each variant and type (and adds it to @p first_wrong, when
 /// given), sets the verdict, and returns the variants and types tried and the wrong ones
 /// (emulated.cpp; the parts emulated and large).
 std::pair<int, int> emulate_graded(const Exercise& ex, Part& part,
-                                   const std::vector<tt::Shape>& shapes, bool far,
+                                   const std::vector<tt::Shape>& shapes, tt::Reach reach,
                                    std::vector<tt::Shape>* first_wrong = nullptr);
 
 // The graded parts, one file each.

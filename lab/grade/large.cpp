@@ -24,19 +24,11 @@ const std::vector<tt::Shape>& large_shapes() {
 namespace {
 
 /// The moves of every graded variant, float and double, on the CPU, without the matrix
-/// (tt::emulate with far = true and tt::far_lines: the corner and middle blocks, and the lines
-/// of blocks through the elements where an offset wraps, in the input and in the output).
+/// (tt::Reach::lines: the corner and middle blocks, and the lines of blocks through the
+/// elements where an offset wraps, in the input and in the output).
 void grade_large_once(const Exercise& ex, Part& part) {
-  struct Lines {  // the lines of blocks through the wraps, not the corners alone, while grading
-    bool was = tt::far_lines;
-    Lines() { tt::far_lines = true; }
-    ~Lines() { tt::far_lines = was; }
-  };
   std::vector<tt::Shape> wrong;
-  {
-    const Lines lines;
-    if (emulate_graded(ex, part, large_shapes(), true, &wrong).second == 0) return;
-  }
+  if (emulate_graded(ex, part, large_shapes(), tt::Reach::lines, &wrong).second == 0) return;
   // The smallest shape failed says what wraps: the shapes below it all passed.
   std::int64_t least = wrong.front().count();
   for (const tt::Shape& s : wrong) least = std::min(least, s.count());

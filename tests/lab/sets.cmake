@@ -23,7 +23,7 @@ set(tt_lab_set_unsolved
     "07-swizzle|start|analysis|"
     "08-diagonal|start|order|")
 
-# One plausible mistake an exercise.
+# One plausible mistake an exercise (08's: a column computed in float, right on small grids).
 set(tt_lab_set_wrong-a
     "02-naive|02-copy.txt|emulated|gpu-exact"
     "03-shared|03-unguarded.txt|emulated|gpu-exact"
@@ -31,7 +31,7 @@ set(tt_lab_set_wrong-a
     "05-multi-element|05-one-pass.txt|machine-code|gpu-exact"
     "06-float4|06-row-gather.txt|emulated|gpu-exact"
     "07-swizzle|07-conflict.txt|analysis|"
-    "08-diagonal|08-row-order.txt|order|")
+    "08-diagonal|08-float-reciprocal.txt|order||of a 65535 x 65535 grid")
 
 # Another mistake for five of them; 04 and 05 are the model answers here, and 04's kernels
 # run the wrong 03 (step 04 is step 03's moves with another layout): its grade says so.
