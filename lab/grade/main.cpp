@@ -33,8 +33,8 @@
 // Every part that runs the student's code runs in a child process with a time limit
 // (--time-limit), the GPU parts of an exercise in one: a crash, an endless loop or an early
 // exit costs that part its points and nothing else, and what the code prints is not shown.
-// The verdicts come back through a pipe, each line with a token the child's code cannot know,
-// and the report is printed by this process alone.
+// The verdicts come back through a pipe, each line with a token drawn before the fork (a line
+// without it is ignored), and the report is printed by this process alone.
 //
 // Exit status: 0 every part asked for ran and passed, 1 a part failed, 2 a bad command line,
 // 3 incomplete (the parts that ran passed, but some could not run here: the grade names them

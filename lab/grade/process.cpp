@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,20 +92,54 @@ std::string draw_token() {
 
 }  // namespace
 
+namespace {
+
+/// The process group of the part running now (0: none), for on_signal().
+volatile sig_atomic_t running_group = 0;
+
+/// The grader stopped by a signal (Ctrl-C, a time limit of its own): the part's whole group
+/// goes too, then the grader ends as the signal says.
+extern "C" void on_signal(int sig) {
+  if (running_group > 0) kill(-running_group, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
 void in_child(std::vector<Part>& parts, const std::vector<std::size_t>& which,
               const std::function<void()>& body, double limit_s) {
-  const std::string token = draw_token();
+  static const bool handled = [] {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, on_signal);
+    return true;
+  }();
+  (void)handled;
+  const std::string token = draw_token(), last = "E " + token + "\n";
   int fds[2];
   std::cout.flush();
   std::cerr.flush();
-  if (pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  // Close-on-exec: what the part starts (a shell, a tool) does not hold the pipe open.
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe() failed");
+  const pid_t grader = getpid();
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error("fork() failed");
+  }
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the grader gone, the part goes too
+    if (getppid() != grader) _exit(1);
     setpgid(0, 0);  // its own process group: a time-out stops what it started, too
     close(fds[0]);
-    // What the student's code prints goes nowhere: the report is the parent's alone.
-    if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+    // What the student's code prints goes nowhere, and it reads nothing: the report is the
+    // grader's alone, and a read of the terminal would stop the part until its time limit.
+    if (const int null = open("/dev/null", O_RDWR); null >= 0) {
+      dup2(null, STDIN_FILENO);
       dup2(null, STDOUT_FILENO);
       dup2(null, STDERR_FILENO);
       close(null);
@@ -123,34 +158,67 @@ void in_child(std::vector<Part>& parts, const std::vector<std::size_t>& which,
     _exit(0);
   }
   setpgid(pid, pid);  // as the child does: whichever runs first
+  running_group = pid;
   close(fds[1]);
+  // The report, up to its last line; then the child's end, each within the time limit.
   std::string text;
   char buffer[4096];
   const auto start = std::chrono::steady_clock::now();
-  bool timed_out = false;
-  for (;;) {
-    const double left =
-        limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (left <= 0) {
-      timed_out = true;
+  bool timed_out = false, ended = false, open_pipe = true, reaped = false;
+  int status = 0;
+  const auto drain = [&](int wait_ms) {  // reads what is there; false at the pipe's end
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0) return errno == EINTR;
+    if (ready == 0) return true;
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n <= 0) return false;
+    text.append(buffer, static_cast<std::size_t>(n));
+    return true;
+  };
+  while (!ended) {
+    const double left = limit_s - seconds_since(start);
+    if (left <= 0) {  // what the child wrote before the limit still counts
+      for (std::size_t had = text.size() + 1; open_pipe && !ended && text.size() != had;) {
+        had = text.size();
+        open_pipe = drain(0);
+        ended = text.find(last) != std::string::npos;
+      }
+      timed_out = !ended;
       break;
     }
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = poll(&pfd, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n <= 0) break;  // the child closed the pipe: it ended
-    text.append(buffer, static_cast<std::size_t>(n));
+    if (open_pipe) {
+      open_pipe = drain(static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+      ended = text.find(last) != std::string::npos;
+    } else {  // the pipe ended without the report: the child's end tells why
+      const pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        reaped = true;
+        break;
+      }
+      usleep(10000);
+    }
   }
   close(fds[0]);
-  if (timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (timed_out) kill(-pid, SIGKILL);  // anything of its group still left
+  // The child exits as soon as it has reported; give it until the limit, then stop its group.
+  while (!reaped && !timed_out) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) {
+      reaped = true;
+    } else if (seconds_since(start) > limit_s) {
+      timed_out = !ended;
+      break;
+    } else {
+      usleep(10000);
+    }
+  }
+  kill(-pid, SIGKILL);  // its group: whatever it left running
+  while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  running_group = 0;
+  if (ended) text.resize(text.find(last) + last.size());
   std::istringstream lines(text);
   std::string line;
-  bool ended = false;
   std::vector<Part> got = parts;
   for (std::size_t i : which) got[i].notes.clear();
   while (std::getline(lines, line)) {
@@ -159,10 +227,7 @@ void in_child(std::vector<Part>& parts, const std::vector<std::size_t>& which,
     std::size_t index = 0;
     fields >> kind >> said;
     if (said != token) continue;  // not the grader's line
-    if (kind == "E") {
-      ended = true;
-      continue;
-    }
+    if (kind == "E") continue;
     fields >> index;
     if (std::find(which.begin(), which.end(), index) == which.end()) continue;
     if (kind == "P") {
