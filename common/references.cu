@@ -140,6 +140,7 @@ Step make_references() {
        library_plan,
        run_memcpy<float>,
        run_memcpy<double>,
+       {},
        {}},
       {"copy-kernel",
        "a simple copy kernel, one 16-byte vector per thread",
@@ -147,6 +148,7 @@ Step make_references() {
        copy_kernel_plan,
        run_copy_kernel<float>,
        run_copy_kernel<double>,
+       {},
        {}},
       {"cublas",
        "cublasSgeam / cublasDgeam with op(A) = A^T: what you would call instead",
@@ -154,6 +156,7 @@ Step make_references() {
        library_plan,
        run_cublas<float>,
        run_cublas<double>,
+       {},
        {}},
   };
   s.default_variant = "all";

@@ -153,6 +153,10 @@ struct Variant {
   /// Runs the kernel's moves on the CPU (emulate.hpp: every block, or without the matrix the
   /// far ones, Reach); empty for library calls.
   std::function<Problems(const Problem&, Reach)> emulate;
+  /// Computes the kernel's moves on the GPU for sampled blocks and compares them with the
+  /// host's, which the analysis and the emulation use (device_moves.cuh); the differences
+  /// found, none when the two compilers agree. Empty for library calls.
+  std::function<Problems(const Problem&)> device_moves;
   /// The compute capability its kernels need, as 10 x major + minor (80: cp.async and the L2
   /// prefetch-size hint; 90: the tensor memory accelerator), or 0 for any GPU the course
   /// builds for. A program on an older GPU names the variant and does not launch it

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_moves.cuh"
 #include "emulate.hpp"
 #include "kernel.hpp"
 #include "step.hpp"
@@ -401,6 +402,23 @@ Problems emulate_all(const Problem& pb, Reach reach) {
   return all;
 }
 
+/// Compares the GPU's moves with the host's for every path of @p P... for T that suits the
+/// shape (device_moves.cuh).
+template <typename T, class... P>
+Problems device_moves_all(const Problem& pb) {
+  Problems all;
+  const auto try_one = [&](auto path) {
+    using Q = decltype(path);
+    if constexpr (std::is_same_v<typename Q::Elem, T>) {
+      if (!shape_fits<typename Q::Work>(pb.shape)) return;
+      for (auto& p : compare_device_moves<typename Q::Work>(pb))
+        all.push_back(kernel_name<Q::kernel>() + ": " + p);
+    }
+  };
+  (try_one(P{}), ...);
+  return all;
+}
+
 /// Whether any of @p P... takes element type T.
 template <typename T, class... P>
 constexpr bool takes() {
@@ -424,6 +442,10 @@ Variant variant(std::string name, std::string summary) {
   v.emulate = [](const Problem& pb, Reach reach) {
     return pb.dtype == DType::f32 ? detail::emulate_all<float, P...>(pb, reach)
                                   : detail::emulate_all<double, P...>(pb, reach);
+  };
+  v.device_moves = [](const Problem& pb) {
+    return pb.dtype == DType::f32 ? detail::device_moves_all<float, P...>(pb)
+                                  : detail::device_moves_all<double, P...>(pb);
   };
   if constexpr (detail::takes<float, P...>()) v.run_f32 = &detail::launch_first<float, P...>;
   if constexpr (detail::takes<double, P...>()) v.run_f64 = &detail::launch_first<double, P...>;

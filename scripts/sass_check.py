@@ -147,8 +147,11 @@ def programs(build):
                   and os.access(p, os.X_OK))
 
 
-def descriptions(exe):
-    """Every plan the program describes: {normalised kernel name: plan}."""
+def descriptions(exe, failed=None):
+    """Every plan the program describes: {normalised kernel name: plan}. A program that takes
+    no such options (01-hello-world: exit status 2, bad usage) describes none; one that fails
+    otherwise (a crash, an exception) is added to @p failed, for a check that must not pass
+    what it could not read."""
     out = {}
     for rows, cols in SHAPES:
         for dtype in DTYPES:
@@ -156,7 +159,11 @@ def descriptions(exe):
                                 "--dtype", dtype, "--rows", rows, "--cols", cols,
                                 "--sample", "1"], capture_output=True, text=True)
             if r.returncode != 0:
-                continue  # 01-hello-world takes no such options
+                if r.returncode != 2 and failed is not None:
+                    why = (r.stderr.strip().splitlines() or ["no message"])[-1]
+                    failed.append(f"{os.path.basename(exe)}: --explain failed at {rows} x "
+                                  f"{cols} {dtype} (exit status {r.returncode}): {why}")
+                continue
             for line in r.stdout.splitlines():
                 plan = json.loads(line)
                 if not plan["kernel"]:
@@ -626,9 +633,9 @@ def main():
         return 1
     for exe in progs:
         name = os.path.basename(exe)
-        described = descriptions(exe)
+        described = descriptions(exe, failures)
         if not described:
-            continue  # a program without a description (01-hello-world)
+            continue  # a program without a description (01-hello-world), or a failed one
         sass = sass_kernels(cuobjdump, exe, a.arch)
         if not sass:
             missing.append(name)

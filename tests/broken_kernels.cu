@@ -92,6 +92,7 @@ const tt::Step& step() {
          plan,
          run_correct<float>,
          run_correct<double>,
+         {},
          {}},
         {"one-wrong",
          "one output element holds 0",
@@ -99,6 +100,7 @@ const tt::Step& step() {
          plan,
          run_one_wrong<float>,
          run_one_wrong<double>,
+         {},
          {}},
         {"one-unwritten",
          "one output element is never written",
@@ -106,6 +108,7 @@ const tt::Step& step() {
          plan,
          run_one_unwritten<float>,
          run_one_unwritten<double>,
+         {},
          {}},
         {"row-shifted",
          "one output row is shifted by one element",
@@ -113,6 +116,7 @@ const tt::Step& step() {
          plan,
          run_row_shifted<float>,
          run_row_shifted<double>,
+         {},
          {}},
     };
     st.default_variant = "correct";

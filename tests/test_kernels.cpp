@@ -96,6 +96,27 @@ TEST_CASE("past 2^31 elements, the first and the last transpose step are exact",
   }
 }
 
+TEST_CASE("every kernel's moves on the GPU are the moves the host computes", "[gpu]") {
+  // The analysis, the emulation and the lab's CPU parts run W::load and W::store as the host
+  // compiler built them; the kernels run them as the device compiler built them. Sampled
+  // blocks of every variant (device_moves.cuh), past 2^31 and 2^32 elements too: the moves
+  // need no matrix.
+  const tt::Shape moves_shapes[] = {{37, 1000}, {4099, 129}, {4096, 4096}, {65537, 65537}};
+  for (const tt::Step* step : steps_under_test())
+    for (const auto& v : step->variants) {
+      if (!v.device_moves) continue;
+      for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
+        if (!v.supports(t)) continue;
+        for (const tt::Shape& s : moves_shapes) {
+          const tt::Problems diff = v.device_moves(tt::Problem{s, t, step->block_for()});
+          INFO(step->id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x "
+                        << s.cols << ": " << (diff.empty() ? "" : diff[0]));
+          REQUIRE(diff.empty());
+        }
+      }
+    }
+}
+
 TEST_CASE("02-naive: other block shapes are exact too", "[gpu]") {
   for (tt::BlockShape b :
        {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4}, tt::BlockShape{7, 3}})

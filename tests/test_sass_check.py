@@ -251,6 +251,19 @@ check(sc.normalise("step06::transpose_vec<step07::Swizzled<float, 64, 512> >")
 check(sc.normalise("a::k<b::W<1> >") != sc.normalise("a::k<b::W<2> >"), "names stay distinct")
 
 # Occupancy for compute capability 9.0.
+# A program whose --explain fails is a failure, never a program with nothing to check; one
+# that takes no such options (exit status 2, 01-hello-world) describes nothing.
+with tempfile.TemporaryDirectory() as d:
+    for status, listed in ((2, False), (1, True), (139, True)):
+        exe = os.path.join(d, f"prog-{status}")
+        with open(exe, "w") as f:
+            f.write(f"#!/bin/sh\necho 'what went wrong' >&2\nexit {status}\n")
+        os.chmod(exe, 0o755)
+        why = []
+        check(sc.descriptions(exe, why) == {} and bool(why) == listed,
+              f"--explain ending with status {status}: {'a failure' if listed else 'nothing'} "
+              f"({why})")
+
 check(sc.occupancy(256, 32, 4224) == (8, "threads"), f"256 threads, 32 registers: 8 blocks "
       f"{sc.occupancy(256, 32, 4224)}")
 check(sc.occupancy(256, 40, 16384)[0] == 6, "40 registers a thread allow 6 blocks of 256")

@@ -1,4 +1,5 @@
-// Part "gpu-exact": the kernel, run on the GPU, is exact on the awkward shapes and two larger.
+// Part "gpu-exact": the kernel, run on the GPU, is exact on the awkward shapes and two larger,
+// and the moves the GPU computes are the moves the CPU parts graded.
 #include <sstream>
 #include "error.hpp"
 
@@ -41,12 +42,42 @@ bool grade_exact(const Exercise& ex, const tt::DeviceInfo& dev, Part& part) {
       }
     }
   }
-  part.verdict = wrong == 0 ? Verdict::passed : Verdict::failed;
   if (wrong > 0)
     part.notes.insert(part.notes.begin(),
                       std::to_string(wrong) + " of " + std::to_string(pairs) +
                           " variants and types are wrong on the GPU; the first shape each "
                           "fails on:");
+  // The moves the GPU computes, against the host's, which the CPU parts graded: the same
+  // shapes and two past 2^31 elements (sampled blocks; no matrix is needed).
+  shapes.push_back({46341, 46340});
+  shapes.push_back({65537, 65537});
+  int differ = 0;
+  for (const std::string& name : ex.variants) {
+    const tt::Variant& v = *step.find(name);
+    if (!v.device_moves) continue;
+    for (tt::DType t : {f32, f64}) {
+      if (!v.supports(t)) continue;
+      for (const tt::Shape& s : shapes) {
+        tt::Problems diff;
+        try {
+          diff = v.device_moves(problem(step, s, t));
+        } catch (const tt::CudaError& e) {
+          part.verdict = Verdict::failed;
+          note(part, name + ", " + tt::dtype_name(t) + ", " + shape_text(s) +
+                         ": the moves failed on the GPU: " + std::string(e.what()));
+          return false;
+        }
+        if (diff.empty()) continue;
+        ++differ;
+        note(part, name + ", " + tt::dtype_name(t) + ", " + shape_text(s) +
+                       ": the GPU computes other moves than the CPU parts graded: " + diff[0] +
+                       " (the device compiler read the code differently: it contracts a "
+                       "floating-point a * b + c into one FMA, for one)");
+        break;
+      }
+    }
+  }
+  part.verdict = wrong == 0 && differ == 0 ? Verdict::passed : Verdict::failed;
   return true;
 }
 

@@ -81,7 +81,7 @@ const std::vector<Exercise>& exercises() {
        "03-shared"},  // its kernels run step 03's moves with this layout: they run your moves
       {"05-multi-element",
        "four elements a thread, all of its loads issued before its first shared store",
-       "Multi's load() and store() (part 1), load_phase() (part 2)",
+       "load_phase() (part 2), with Multi's load() and store() (part 1) written for you",
        {"elements-1", "elements-2", "elements-4", "elements-8"},
        join(all_accesses("elements-1"), all_accesses("elements-2"), all_accesses("elements-4"),
             all_accesses("elements-8")),

@@ -152,31 +152,35 @@ Graded grade(const Exercise& ex, const Selection& want) {
   // where it bites, in each failed part that the other's answer can explain.
   if (!ex.depends.empty()) {
     // Whether the other exercise's answer fails: its parts, graded in a child too (a part
-    // that crashes or hangs there fails, and so explains).
-    bool explains = false;
+    // that crashes or hangs there fails, and so explains). Its exactness explains this one's
+    // exactness and speed; its analysis (a conflicted layout: 05 and 06 run 04's) explains
+    // this one's analysis.
+    bool explains = false, explains_analysis = false;
     for (const Exercise& other : exercises()) {
       if (other.id != ex.depends) continue;
       std::vector<Part> o = {part("emulated", "", false, 0), part("large", "", false, 0),
-                             part("swizzle", "", false, 0)};
+                             part("swizzle", "", false, 0), part("analysis", "", false, 0)};
       in_child(
-          o, {0, 1, 2},
+          o, {0, 1, 2, 3},
           [&] {
             grade_emulated(other, o[0]);
             grade_large(other, o[1]);
             if (other.extra == "swizzle") grade_swizzle(o[2]);
+            if (!other.targets.empty()) grade_analysis(other, o[3]);
           },
           want.limit_s);
-      for (const Part& p : o) explains = explains || p.verdict == Verdict::failed;
+      for (std::size_t k = 0; k < 3; ++k) explains = explains || o[k].verdict == Verdict::failed;
+      explains_analysis = o[3].verdict == Verdict::failed;
     }
-    if (explains)
-      for (Part& p : g.parts)
-        if (p.verdict == Verdict::failed &&
-            (p.key == "emulated" || p.key == "large" || p.key == "gpu-exact" ||
-             p.key == "gpu-speed" || p.key == "gpu-sanitizer"))
-          p.notes.insert(p.notes.begin(),
-                         ex.id + "'s kernels run your " + ex.depends + " answer, which is not "
-                         "right yet (lab-grade --exercise " + ex.depends + " says where): "
-                         "solve " + ex.depends + " first, then this part again");
+    for (Part& p : g.parts)
+      if (p.verdict == Verdict::failed &&
+          ((explains && (p.key == "emulated" || p.key == "large" || p.key == "gpu-exact" ||
+                         p.key == "gpu-speed" || p.key == "gpu-sanitizer")) ||
+           (explains_analysis && p.key == "analysis")))
+        p.notes.insert(p.notes.begin(),
+                       ex.id + "'s kernels run your " + ex.depends + " answer, which is not "
+                       "right yet (lab-grade --exercise " + ex.depends + " says where): "
+                       "solve " + ex.depends + " first, then this part again");
   }
   for (const Part& p : g.parts) {
     if (p.verdict == Verdict::skipped) {
