@@ -91,9 +91,10 @@ import sys
 
 SHAPES = [("8192", "8192"), ("4099", "8191"), ("4098", "8196")]
 DTYPES = ["float", "double"]
-# Kernels linked into every program that no step describes: the references' copy kernel and
-# the harness's comparison (common/compare.cu).
-HARNESS_KERNELS = ("copy_kernel", "count_different")
+# Kernels linked into every program that no step describes: the references' copy kernel, the
+# harness's comparison (common/compare.cu) and its recording of the moves on the GPU
+# (common/device_moves.cuh).
+HARNESS_KERNELS = ("copy_kernel", "count_different", "record_moves")
 SKIP = 77
 
 # Compute capability 9.0 (cudaDeviceProp of an H100 / H200).
