@@ -49,7 +49,9 @@
 # Environment: PARTS picks parts or groups (default: all; groups: tests, models, sweeps, ncu,
 # ncu-more, counters, sanitizer), e.g. PARTS="tests ncu"; GPUS the GPUs' indices (default:
 # CUDA_VISIBLE_DEVICES's, else every GPU nvidia-smi lists; they must all be of one kind);
-# DEADLINE seconds after which what still runs is stopped and fails (default: none); PROOFS;
+# DEADLINE seconds after which what still runs is stopped and fails (default: none; a part
+# whose estimate does not fit in the time left does not start); PROOFS; TABLE a JSON table
+# of parts in place of the schedule's own (scripts/gpu_check_schedule.py --table: its test);
 # RESUME=1 runs, into the same OUT_DIR, the parts an earlier run's deadline left undone, and
 # joins the chunks' summaries (OUT_DIR/chunks/) into OUT_DIR/gpu-check.txt.
 # Writes each part's log to OUT_DIR/parts/, all of them to OUT_DIR/gpu-check.log, and the
@@ -316,7 +318,7 @@ else
   rm -rf "$OUT/parts" "$OUT/tmp" "$OUT/ncu-store" "$CHUNKS"
 fi
 python3 "$ROOT/scripts/gpu_check_schedule.py" --out "$OUT" --gpus "$GPUS" \
-  --parts "${PARTS:-}" ${DEADLINE:+--deadline "$DEADLINE"} \
+  --parts "${PARTS:-}" ${DEADLINE:+--deadline "$DEADLINE"} ${TABLE:+--table "$TABLE"} \
   --commit "${COMMIT:-unknown (no $BUILD/build-info.txt)}" --device "$DEVICE" \
   -- bash "$0" --part "$BUILD" "$OUT"
 STATUS=$?

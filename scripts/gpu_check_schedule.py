@@ -19,8 +19,11 @@ Compute's and compute-sanitizer's, TOOLS) never run at the same time, on any GPU
 parts that map much host memory (HOST_MEMORY), nor a sanitizer part and a part that times or
 counts (ALONE). A part that needs every GPU of the host (EVERY: step 18, one process a GPU)
 starts once no part holds any GPU, and holds them all. A part
-still running after its time limit, or at the deadline of the whole check, is stopped (its whole process group) and fails with a message;
-a part that could not start before the deadline is "not run", a failure too.
+still running after its time limit, or at the deadline of the whole check, is stopped (its whole
+process group) and fails with a message. A part whose estimate does not fit in the time left
+before the deadline does not start (it would only be stopped there, its time lost); once nothing
+runs and nothing can start, the check ends, and what did not start is "not run", a failure too
+(scripts/gpu-check.sh RESUME=1 runs it in the next call).
 
 Summary (OUT/gpu-check.txt): the commit, the device, the GPUs, the dates, the wall time, the
 host's highest load average (sampled every 5 s beside the parts then running, in
@@ -56,7 +59,11 @@ import time
 # profiles at 8192 x 8192 and 4099 x 8191, which took 385 to 390 s beside compute-sanitizer,
 # and the second 201 s after it had ended (2e9f33c; the first, the same kernels at a matrix of
 # the same size, was stopped at the deadline); and the lab, 130 s (its GPU parts of exercises
-# 05 to 08 at 2e9f33c, after the sanitizer, with 02 to 04's of 93ec62f). Parts that run
+# 05 to 08 at 2e9f33c, after the sanitizer, with 02 to 04's of 93ec62f); and, raised to their
+# time on a host of one H200 in the check of c9c71df, where they took longer there (the plain
+# files' test, the model's facts on that host's CPUs, and the sanitizer's parts, three at once
+# on the one GPU; docs/results/h200/c9c71df/gpu-check.txt), so that a part the deadline of a
+# call would stop does not start in it. Parts that run
 # at once on one host can each take several times as long (docs/results/h200/f6a71c5/README.md),
 # so a part's time limit is LIMIT_FACTOR times its estimate, and never below MIN_LIMIT seconds.
 # Nsight Compute's parts come after compute-sanitizer's (TOOLS: the two never run at once), so
@@ -67,7 +74,7 @@ PARTS = [
     ("cpu-tests", False, 115, ()),
     ("hostile", True, 40, ()),
     ("gpu-tests", True, 170, ()),
-    ("plain", True, 300, ()),
+    ("plain", True, 410, ()),
     ("lab", True, 130, ()),
     ("programs", True, 45, ()),
     ("latency", True, 5, ()),
@@ -75,7 +82,7 @@ PARTS = [
     ("sass", False, 55, ("latency",)),
     ("bench", True, 95, ()),
     ("variants", True, 50, ()),
-    ("model-facts", False, 115, ()),
+    ("model-facts", False, 185, ()),
     ("model", True, 35, ("bench", "variants", "model-facts")),
     ("sweeps", True, 40, ()),
     ("plots", False, 10, ("bench", "variants", "sweeps")),
@@ -86,10 +93,10 @@ PARTS = [
     ("counters-8192x16384", True, 200, SANITIZERS),
     ("counters-4099x8191", True, 40, ("ncu-4099x8191",) + SANITIZERS),
     ("banks", True, 50, SANITIZERS),
-    ("sanitizer-memcheck", True, 135, ()),
-    ("sanitizer-racecheck", True, 190, ()),
-    ("sanitizer-synccheck", True, 90, ()),
-    ("sanitizer-initcheck", True, 80, ()),
+    ("sanitizer-memcheck", True, 165, ()),
+    ("sanitizer-racecheck", True, 230, ()),
+    ("sanitizer-synccheck", True, 140, ()),
+    ("sanitizer-initcheck", True, 105, ()),
     ("proofs", True, 75, ()),
     ("all-to-all", True, 110, ()),
 ]
@@ -305,6 +312,8 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
                 continue  # a part that times or counts waits for the sanitizer to end
             if p.tool in ALONE and any(q.gpu and not q.shares for q in running):
                 continue  # and the sanitizer for it
+            if deadline is not None and now + p.estimate > deadline:
+                continue  # it would be stopped at the deadline: it waits for the next run
             if p.gpu and place(p) is not None:
                 p.where = place(p)
                 for g in p.where.split(","):
@@ -335,6 +344,18 @@ def run(parts, gpus, cpu_slots, command, out, deadline, log=print):
             where = ("no GPU" if p.where == "CPU" else
                      f"GPUs {p.where}" if "," in p.where else f"GPU {p.where}")
             log(f"gpu-check: {p.name} started on {where} at +{p.start:.0f} s")
+        # Nothing runs and nothing could start: what waits could only be stopped at the deadline
+        # (or waits for a part that could not start), so the check ends now, not at the deadline.
+        if deadline is not None and not any(p.state == "running" for p in parts):
+            left = deadline - now
+            for p in parts:
+                if p.state == "waiting":
+                    p.state = "not run"
+                    p.why = (f"its estimate of {p.estimate:.0f} s did not fit in the {left:.0f} s "
+                             f"left before the check's deadline of {deadline:.0f} s"
+                             if p.estimate > left else
+                             f"the check's deadline of {deadline:.0f} s came first")
+            continue
         time.sleep(0.05)
 
 

@@ -292,13 +292,29 @@ with tempfile.TemporaryDirectory() as d:
     check([n for n, *_ in rows] == ["k_sleep-0.2"], "the next part on its GPU still runs",
           str(rows))
 
-    # 5. The deadline: what runs is stopped, what has not started is "not run".
-    table = [("m_sleep-5", True, 50, (), 60), ("n_sleep-0.1", True, 5, (), 60)]
+    # 5. The deadline: what runs is stopped (m, whose estimate was short), what has not started
+    #    is "not run" (n, whose estimate of 5 s no longer fits).
+    table = [("m_sleep-5", True, 0.5, (), 60), ("n_sleep-0.1", True, 5, (), 60)]
     r, rows, text, _, took = run(table, gpus="0", extra=("--deadline", "1"))
     check(r.returncode == 1 and took < 20 and "part  n_sleep-0.1: not run" in text
           and re.search(r"part  m_sleep-5: FAIL \(stopped at the check's deadline", text)
           and "verdict: 2 part(s) failed or did not run" in text,
           "at the deadline the check stops, and says what did not finish or run", text)
+
+    # 5b. A part whose estimate does not fit in the time left before the deadline does not
+    #     start (it would only be stopped there); the parts that fit run, and the check ends
+    #     once nothing runs, not at the deadline.
+    table = [("p_sleep-0.3", True, 1, (), 60), ("q_sleep-0.1", True, 100, (), 60),
+             ("r_sleep-0.2", True, 2, ("q_sleep-0.1",), 60), ("s_sleep-0.3", True, 1, (), 60)]
+    r, rows, text, _, took = run(table, gpus="0", extra=("--deadline", "30"))
+    check(r.returncode == 1 and took < 15
+          and sorted(n for n, *_ in rows) == ["p_sleep-0.3", "s_sleep-0.3"]
+          and re.search(r"part  q_sleep-0.1: not run \(its estimate of 100 s did not fit in "
+                        r"the \d+ s left before the check's deadline of 30 s\)", text)
+          and re.search(r"part  r_sleep-0.2: not run \(the check's deadline of 30 s came "
+                        r"first\)", text),
+          "a part whose estimate does not fit before the deadline does not start, and the "
+          "check ends without waiting for the deadline", f"{took:.1f} s\n{text}")
 
     # 6. Bad usage.
     r, _, _, _, _ = run([("a_sleep-0.1", True, 1, (), 10)], parts="nothing")
@@ -401,7 +417,15 @@ with tempfile.TemporaryDirectory() as d:
     # 8b. RESUME=1: the parts a deadline left undone run again into the same folder, and the
     #     chunks are joined; what the first run finished is not run again.
     resume_out = os.path.join(d, "re-sume")  # a dash in the path, as gpu-check/ has
-    first_env = dict(env, PARTS="hostile gpu-tests plain", DEADLINE="2", FAKE_SLEEP="30")
+    # Estimates that fit in the deadline, so that the parts start and one is stopped there.
+    short = os.path.join(d, "short-table.json")
+    with open(short, "w") as f:
+        json.dump([dict(name=n, gpu=True, estimate=0.1, after=[], limit=60, shares=shares,
+                        tool="", memory=memory, every=False)
+                   for n, shares, memory in (("hostile", True, False), ("gpu-tests", False, True),
+                                             ("plain", True, True))], f)
+    first_env = dict(env, PARTS="hostile gpu-tests plain", DEADLINE="2", FAKE_SLEEP="30",
+                     TABLE=short)
     hostile = os.path.join(build, "tests", "hostile_tests")
     with open(hostile, "w") as f:
         f.write("#!/bin/sh\nexit 0\n")
@@ -414,7 +438,7 @@ with tempfile.TemporaryDirectory() as d:
           and re.search(r"^part  plain: ok", first_summary, re.M),
           "a deadline stops the GPU tests in the first run; hostile and plain end",
           first_summary)
-    resume_env = dict(env, RESUME="1", FAKE_SLEEP="0")
+    resume_env = dict(env, RESUME="1", FAKE_SLEEP="0", TABLE=short)
     resume_env.pop("PARTS")
     r = subprocess.run(["bash", front, build, resume_out], capture_output=True, text=True,
                        env=resume_env, timeout=120)
