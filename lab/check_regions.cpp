@@ -232,10 +232,12 @@ std::string forbidden(const std::string& name) {
   if (std::regex_match(bare, cuda))
     return "'" + bare + "': a call into the CUDA runtime, driver or libraries; the kernel of "
            "an exercise moves the elements itself";
-  if (starts_with(bare, "tt::") && !tt_ok.count(bare))
+  if (starts_with(bare, "tt::") && !tt_ok.count(bare)) {
+    std::string allowed;
+    for (const auto& ok : tt_ok) allowed += (allowed.empty() ? "" : ", ") + ok.substr(4);
     return "'" + bare + "': the harness (references, runner, registry, emulation) is not " +
-           "part of an exercise; from tt:: a region may use Thread, Move, Coord, inside, " +
-           "offset, Vec, load_vec, store_vec, ceil_div, Elem, Work, whole_tile, this_thread";
+           "part of an exercise; from tt:: a region may use " + allowed;
+  }
   return "";
 }
 
@@ -270,8 +272,10 @@ const std::set<std::string>& fixed_names() {
       "not_eq", "int64_t", "uint64_t", "int32_t", "uint32_t", "size_t", "ptrdiff_t",
       // CUDA C++: qualifiers, built-in variables and types, barriers, integer intrinsics
       "__host__", "__device__", "__forceinline__", "__noinline__", "__restrict__", "__restrict",
-      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "uint3", "dim3", "int2", "int4",
-      "uint2", "uint4", "float2", "float4", "double2", "__syncthreads", "__syncwarp", "__shfl_sync",
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "uint3", "dim3", "int2", "int3",
+      "int4", "uint2", "uint4", "float2", "float4", "double2", "make_int2", "make_int3",
+      "make_int4", "make_uint2", "make_uint3", "make_uint4", "make_float2", "make_float4",
+      "make_double2", "__syncthreads", "__syncwarp", "__shfl_sync",
       "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__activemask",
       "__ldg", "__umulhi", "__mulhi", "__umul64hi", "__mul64hi", "__popc", "__popcll", "__clz",
       "__clzll", "__ffs", "__ffsll", "__brev", "__brevll", "__byte_perm", "__funnelshift_l",
@@ -292,10 +296,10 @@ bool fixed_type(const std::string& w) {
       "int",          "long",          "short",       "signed",        "unsigned",
       "void",         "int64_t",       "uint64_t",    "int32_t",       "uint32_t",
       "size_t",       "ptrdiff_t",     "uint3",       "dim3",          "int2",
-      "int4",         "uint2",         "uint4",       "float2",        "float4",
-      "double2",      "tt::Thread",    "tt::Move",    "tt::Coord",     "tt::Vec",
-      "tt::Elem",     "tt::Work",      "tt::Pack",    "std::int64_t",  "std::uint64_t",
-      "std::int32_t", "std::uint32_t", "std::size_t", "std::ptrdiff_t"};
+      "int3",         "int4",          "uint2",       "uint4",         "float2",
+      "float4",       "double2",       "tt::Thread",  "tt::Move",      "tt::Coord",
+      "tt::Vec",      "tt::Elem",      "tt::Work",    "tt::Pack",      "std::int64_t",
+      "std::uint64_t", "std::int32_t", "std::uint32_t", "std::size_t", "std::ptrdiff_t"};
   return types.count(w) > 0;
 }
 
@@ -447,7 +451,6 @@ Names read_names(const std::vector<Token>& t) {
   int scope = 0;
   int parens = 0, angles = 0;        // angles: inside a template's parameter list
   std::vector<Names::Decl> pending;  // parameters, waiting for the body they belong to
-  std::vector<int> brace_parens;     // the parenthesis depth at each open brace
   std::vector<char> brace_kind;      // 'f' block, 't' type body, 'e' enum body, 'i' initializer
   bool decl_statement = false;       // the statement at this level has declared a name
   int decl_parens = 0;               // the depths of its first declaration
@@ -514,7 +517,6 @@ Names read_names(const std::vector<Token>& t) {
                    : 'i';
       }
       brace_kind.push_back(kind);
-      brace_parens.push_back(parens);
       if (kind != 'i') {
         n.scopes.push_back({scope, kind == 't' || kind == 'e', i});
         scope = static_cast<int>(n.scopes.size()) - 1;
@@ -532,7 +534,6 @@ Names read_names(const std::vector<Token>& t) {
       if (brace_kind.empty()) continue;
       const char kind = brace_kind.back();
       brace_kind.pop_back();
-      brace_parens.pop_back();
       if (kind != 'i') {
         for (auto& d : n.decls)
           if (d.closer == scope && d.to == open_end) d.to = i;
@@ -672,28 +673,13 @@ std::vector<std::pair<int, std::string>> check(const Region& r,
                      "[[gnu::constructor]] runs a function before main"});
   }
   // A name and its qualification apart (`tt :: Step`, `tt::/**/Step`): the name the tokens
-  // make together, from a word on while a `::` ends one token or starts the next.
-  const auto word = [](const std::string& w) {
-    return !w.empty() &&
-           (std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_' || w[0] == ':');
-  };
-  const auto ends_scope = [](const std::string& w) {
-    return w.size() >= 2 && w.compare(w.size() - 2, 2, "::") == 0;
-  };
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!word(t[i].text)) continue;
-    std::string name = t[i].text;
-    std::size_t k = i;
-    while (k + 1 < t.size() && word(t[k + 1].text) &&
-           (ends_scope(name) || starts_with(t[k + 1].text, "::"))) {
-      const std::string& next = t[++k].text;
-      name += ends_scope(name) && starts_with(next, "::") ? next.substr(2) : next;
-    }
-    if (k > i) {
-      const std::string why = forbidden(name);
-      if (!why.empty()) bad.push_back({t[i].line, why});
-      i = k;
-    }
+  // make together (joined()), where it is no token of its own, checked above.
+  std::set<std::string> own;
+  for (const Token& k : t) own.insert(k.text);
+  for (const Token& name : joined(t)) {
+    if (own.count(name.text)) continue;
+    const std::string why = forbidden(name.text);
+    if (!why.empty()) bad.push_back({name.line, why});
   }
   // Brackets, and the statements of the region's outermost level (outside any function).
   int depth = 0, parens = 0;

@@ -103,4 +103,5 @@ set(tt_lab_rejected
 set(tt_lab_accepted
     "04-own-constant.txt|04-padding"
     "05-other-styles.txt|05-multi-element"
-    "08-enum-switch.txt|08-diagonal")
+    "08-enum-switch.txt|08-diagonal"
+    "08-make-vector.txt|08-diagonal")
