@@ -384,39 +384,43 @@ void launch_first(const LaunchPlan& plan, const T* in, T* out, Shape s, cudaStre
   if (!done) throw std::logic_error("no kernel of this variant takes these pointers");
 }
 
-/// Emulates every path of @p P... for T that suits the shape (the fallback as well as the
-/// path the plan takes), and returns the problems found.
-template <typename T, class... P>
-Problems emulate_all(const Problem& pb, Reach reach) {
+/// The problems that @p check finds on every path of @p paths that takes T and suits the
+/// shape (the fallback as well as the path the plan takes), each named by its kernel.
+template <typename T, class Check, class... P>
+Problems on_every_path(const Problem& pb, Check check, P... paths) {
   Problems all;
   const auto try_one = [&](auto path) {
     using Q = decltype(path);
     if constexpr (std::is_same_v<typename Q::Elem, T>) {
       if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p :
-           emulate<typename Q::Work, typename Q::Host, Q::kCutPasses, Q::kAsyncLoad>(pb, reach))
-        all.push_back(kernel_name<Q::kernel>() + ": " + p);
+      for (auto& p : check(path)) all.push_back(kernel_name<Q::kernel>() + ": " + p);
     }
   };
-  (try_one(P{}), ...);
+  (try_one(paths), ...);
   return all;
+}
+
+/// Emulates every path of @p P... for T that suits the shape, and returns the problems found.
+template <typename T, class... P>
+Problems emulate_all(const Problem& pb, Reach reach) {
+  return on_every_path<T>(
+      pb,
+      [&](auto path) {
+        using Q = decltype(path);
+        return emulate<typename Q::Work, typename Q::Host, Q::kCutPasses, Q::kAsyncLoad>(pb,
+                                                                                         reach);
+      },
+      P{}...);
 }
 
 /// Compares the GPU's moves with the host's for every path of @p P... for T that suits the
 /// shape (device_moves.cuh).
 template <typename T, class... P>
 Problems device_moves_all(const Problem& pb) {
-  Problems all;
-  const auto try_one = [&](auto path) {
-    using Q = decltype(path);
-    if constexpr (std::is_same_v<typename Q::Elem, T>) {
-      if (!shape_fits<typename Q::Work>(pb.shape)) return;
-      for (auto& p : compare_device_moves<typename Q::Work>(pb))
-        all.push_back(kernel_name<Q::kernel>() + ": " + p);
-    }
-  };
-  (try_one(P{}), ...);
-  return all;
+  return on_every_path<T>(
+      pb,
+      [&](auto path) { return compare_device_moves<typename decltype(path)::Work>(pb); },
+      P{}...);
 }
 
 /// Whether any of @p P... takes element type T.
