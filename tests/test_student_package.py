@@ -76,6 +76,7 @@ FORMS = [
     ("08-diagonal", r"\bb ?/ ?gy ?, ?b ?(%|mod|\\bmod) ?gy\b", "column order, (b / gy, b mod gy)"),
     ("08-diagonal", r"\bb ?(%|mod|\\bmod) ?gy ?, ?b ?/ ?gy\b", "column order, (b mod gy, b / gy)"),
     ("08-diagonal", r"blockidx\.x ?(%|/) ?gy\b", "column order in plain CUDA"),
+    ("08-diagonal", r"\bx ?= ?(\\left ?)?\\lfloor ?b ?/ ?g_y\b", "column order, x = ⌊b / g_y⌋"),
 ]
 # The forms that a later step's own code states as its base, and the step from which on the
 # package may show them: step 12's load phase is 05's, with more passes.
@@ -282,6 +283,7 @@ def main():
             "column order, (b / gy, b mod gy)": "tile (b / gy, b % gy)",
             "column order, (b mod gy, b / gy)": "tile (b mod gy, b / gy)",
             "column order in plain CUDA": "const int r0 = blockIdx.x % gy * 64;",
+            "column order, x = ⌊b / g_y⌋": "*Column order*, \\f$ x = \\lfloor b / g_y \\rfloor \\f$",
         }
         check(set(samples) == {w for _, _, w in FORMS}, "every form has a sample to plant")
         for ex, pattern, what in FORMS:
