@@ -23,6 +23,14 @@ Kinds of block (the first word of the comment):
   spread SOURCE_A SOURCE_B [FILTER...]
          One sentence: how far the GB/s of the same kernel on the same matrix differ between
          two runs, in percent of the smaller value, over every pair that passes the filters.
+  value  SOURCE FILTER... column=C [of=min|max|median] [digits=N] [scale=F]
+         One number inside a sentence, on the comment's own line: the column C of the one row
+         that passes the filters (more or fewer is an error), or with of= the least, the
+         greatest or the median of the rows that pass, times F where scale is given
+         (0.01 turns % of cuBLAS into "times cuBLAS"), written with N decimals where digits is
+         given. Written inline, `<!-- value ... -->97.4<!-- end -->`, so that a number in the
+         prose is rewritten, and checked, with the run it comes from; the closing comment is
+         followed by punctuation or the line's end (the site drops a space after a comment).
 A FILTER is COLUMN=VALUE or COLUMN=V1,V2,... (any of the values); shape=8192x8192,4099x8191
 picks matrices by both sides at once; a column whose name has spaces is written with
 underscores (columns=warp_instr_M). A Markdown source of one GPU's folder
@@ -32,7 +40,8 @@ pipe table (scripts/ncu_check.py --markdown); A+B reads A's rows then B's (the r
 GPUs, say: a CSV row names its device in the column `device`, and a pivot over A+B has one
 column per matrix and device). `record:FILE` is FILE of each GPU's check of record: the
 folder docs/results/GPU/COMMIT that docs/results/GPU/gpu-check.txt names, for the H100 then the
-H200, read as A+B; so a table of record is written again when a check of record changes.
+H200, read as A+B; `record-h100:FILE` and `record-h200:FILE` are the one GPU's. So a table
+(or a value) of record is written again when a check of record changes.
 Values are copied as the source spells them: the tables round nothing.
 
 Usage:
@@ -42,6 +51,7 @@ Exit status: 0 up to date (or rewritten), 1 out of date (--check), 2 a bad block
 """
 import argparse
 import csv
+import decimal
 import os
 import re
 import statistics
@@ -50,6 +60,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (opening comment: kind, arguments) (generated lines) (closing comment)
 BLOCK = re.compile(r"(<!--\s*(table|pivot|spread)\b(.*?)-->\n)(.*?)(<!--\s*end\s*-->)", re.S)
+# (opening comment: arguments) (the number) (closing comment), within one line
+VALUE = re.compile(r"(<!--\s*value\b([^\n]*?)-->)([^\n]*?)(<!--\s*end\s*-->)")
 HEADINGS = {"step": "Step", "variant": "Variant", "block": "Block", "dtype": "Type",
             "shape": "Matrix", "rows": "Rows", "cols": "Cols", "median_ms": "median ms",
             "min_ms": "min ms", "max_ms": "max ms", "samples": "runs", "gbps": "GB/s",
@@ -81,6 +93,9 @@ def expand(path):
     """A source as paths: record:FILE becomes FILE in each GPU's folder of record, joined by +."""
     if path.startswith("record:"):
         return "+".join(f"{record_folder(g)}/{path[len('record:'):]}" for g in RECORD_GPUS)
+    for g in RECORD_GPUS:
+        if path.startswith(f"record-{g}:"):
+            return f"{record_folder(g)}/{path[len(g) + 8:]}"
     return path
 
 
@@ -132,7 +147,7 @@ def parse_args(words):
             sources.append(w)
             continue
         key, val = w.split("=", 1)
-        if key in ("columns", "value", "part", "flip"):
+        if key in ("columns", "value", "part", "flip", "column", "digits", "scale", "of"):
             options[key] = val.split(",")
         else:
             filters[key] = set(val.split(","))
@@ -222,6 +237,40 @@ def make_spread(sources, filters, options):
             f"{worst[2]} and {worst[3]} GB/s).\n")
 
 
+def make_value(sources, filters, options):
+    if len(sources) != 1:
+        raise BlockError("value takes one source")
+    if not options.get("column"):
+        raise BlockError("value needs column=C")
+    rows = select(read_source(sources[0]), filters)
+    texts = [value(r, options["column"][0]) for r in rows]
+    of = (options.get("of") or [None])[0]
+    if of is None and len(rows) != 1:
+        raise BlockError(f"{len(rows)} rows pass the filters: a value needs exactly one "
+                         "(or of=min, max or median)")
+    try:
+        if of is not None:
+            pick = {"min": min, "max": max, "median": statistics.median}.get(of)
+            if pick is None:
+                raise BlockError(f"of={of}: min, max or median")
+            text = f"{pick(float(t) for t in texts):g}"
+        else:
+            text = texts[0]
+    except ValueError:
+        raise BlockError(f"of={of} over {options['column'][0]}, whose values are no numbers")
+    if "scale" in options or "digits" in options:
+        # Decimal, rounding halves up as a reader does: 95.25 is 95.3, not float's 95.2.
+        try:
+            number = decimal.Decimal(text) * decimal.Decimal((options.get("scale") or ["1"])[0])
+            digits = int(options["digits"][0]) if "digits" in options else None
+        except (ValueError, decimal.InvalidOperation):
+            raise BlockError(f"{options['column'][0]} {text!r}, scale or digits is no number")
+        if digits is not None:
+            number = number.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP)
+        text = f"{number:f}" if digits is not None else f"{number.normalize():f}"
+    return text
+
+
 MAKERS = {"table": make_table, "pivot": make_pivot, "spread": make_spread}
 
 
@@ -234,7 +283,19 @@ def render(text, name):
         except BlockError as e:
             raise BlockError(f"{name}: block `{kind} {' '.join(args)}`: {e}")
         return opening + body + closing
-    return BLOCK.sub(replace, text)
+
+    def replace_value(match):
+        opening, args, _, closing = match.groups()
+        try:
+            # Doxygen drops the spaces after a comment within a line ("1.01<!-- end --> to"
+            # shows as "1.01to"): after the closing comment, punctuation or the line's end.
+            if match.string[match.end():match.end() + 1] in (" ", "\t"):
+                raise BlockError("a space after <!-- end -->, which the site drops: end the "
+                                 "line there, or follow it with punctuation")
+            return opening + make_value(*parse_args(args.split())) + closing
+        except BlockError as e:
+            raise BlockError(f"{name}: block `value {args.strip()}`: {e}")
+    return VALUE.sub(replace_value, BLOCK.sub(replace, text))
 
 
 def main(argv=None):
