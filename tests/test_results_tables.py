@@ -30,6 +30,15 @@ def run(script, *args):
                           timeout=120)
 
 
+def rewrite(script, page, text):
+    """Writes @p text to @p page and runs the script on it: (its result, the page after)."""
+    with open(page, "w") as f:
+        f.write(text)
+    r = run(script, page)
+    with open(page) as f:
+        return r, f.read()
+
+
 def main():
     script, results, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     root = os.path.dirname(os.path.dirname(os.path.abspath(script)))
@@ -111,49 +120,37 @@ def main():
         # scale; one row exactly; record-GPU:FILE is that GPU's record alone.
         inline = (f"<!-- value {results} step=02-naive variant={row['variant']} "
                   f"dtype={row['dtype']} shape={row['rows']}x{row['cols']} column=gbps -->")
+        scaled = inline.replace("column=gbps", "column=gbps scale=0.001 digits=2")
+        sentence = f"It moves {inline}12345.6<!-- end -->\nGB/s, {scaled}9<!-- end -->\nTB/s.\n"
         with open(page, "w") as f:
-            f.write(f"It moves {inline}12345.6<!-- end -->\nGB/s, "
-                    f"{inline.replace('column=gbps', 'column=gbps scale=0.001 digits=2')}"
-                    f"9<!-- end -->\nTB/s.\n")
+            f.write(sentence)
         stale = run(script, "--check", page)
-        r = run(script, page)
-        with open(page) as f:
-            text = f.read()
+        r, text = rewrite(script, page, sentence)
         tb = f"{float(row['gbps']) / 1000:.2f}"
         check(stale.returncode == 1 and r.returncode == 0
               and f"-->{row['gbps']}<!-- end -->\nGB/s" in text
               and f"-->{tb}<!-- end -->\nTB/s" in text and "12345.6" not in text,
               f"a value in a sentence fails --check when stale and is rewritten, scaled and "
               f"rounded ({stale.returncode}, {r.returncode}: {text!r})")
-        with open(page, "w") as f:  # the site would show "962.0GB/s"
-            f.write(f"It moves {inline}1<!-- end --> GB/s.\n")
-        r = run(script, page)
+        r, _ = rewrite(script, page, f"It moves {inline}1<!-- end --> GB/s.\n")  # "962.0GB/s"
         check(r.returncode == 2 and "a space after <!-- end -->" in r.stderr,
               f"a space after a value's closing comment is refused ({r.returncode}: "
               f"{r.stderr.strip()})")
-        with open(page, "w") as f:  # without shape=: the step's row at every matrix
-            f.write(inline.replace(f" shape={row['rows']}x{row['cols']}", "") + "1<!-- end -->\n")
-        r = run(script, page)
+        every = inline.replace(f" shape={row['rows']}x{row['cols']}", "")  # each matrix's row
+        r, _ = rewrite(script, page, every + "1<!-- end -->\n")
         check(r.returncode == 2 and "exactly one" in r.stderr,
               f"a value whose filters pass several rows fails ({r.returncode}: "
               f"{r.stderr.strip()})")
-        with open(page, "w") as f:  # of=max over the step's rows at every matrix
-            f.write(inline.replace(f" shape={row['rows']}x{row['cols']}", "")
-                    .replace("column=gbps", "column=gbps of=max") + "1<!-- end -->\n")
-        r = run(script, page)
-        with open(page) as f:
-            text = f.read()
+        r, text = rewrite(script, page, every.replace("column=gbps", "column=gbps of=max") +
+                          "1<!-- end -->\n")
         best = max(float(x["gbps"]) for x in csv.DictReader(open(os.path.join(root, results)))
                    if x["step"] == "02-naive" and x["variant"] == row["variant"]
                    and x["dtype"] == row["dtype"])
         check(r.returncode == 0 and f"-->{best:g}<!-- end -->" in text,
               f"of=max gives the greatest of the rows that pass ({best:g}: {text!r})")
-        with open(page, "w") as f:
-            f.write("<!-- value record-h200:bench.csv sweep=headline step=references "
-                    "variant=memcpy dtype=float shape=8192x8192 column=device -->x<!-- end -->\n")
-        r = run(script, page)
-        with open(page) as f:
-            text = f.read()
+        r, text = rewrite(script, page, "<!-- value record-h200:bench.csv sweep=headline "
+                          "step=references variant=memcpy dtype=float shape=8192x8192 "
+                          "column=device -->x<!-- end -->\n")
         check(r.returncode == 0 and "-->NVIDIA H200<!-- end -->" in text,
               f"record-h200:FILE reads the H200's record alone ({r.stderr.strip()}: {text!r})")
 
@@ -174,12 +171,8 @@ def main():
         check(r.returncode == 0 and "37 x 53 float on 1 GPU (median ms)" in text
               and "37 x 53 float on 2 GPUs (median ms)" in text and "| 0.5 | 0.25 |" in text,
               f"a pivot's matrices say on how many GPUs ({r.returncode}: {text!r})")
-        with open(page, "w") as f:  # 0.25 to one decimal: 0.3 as a reader rounds, not 0.2
-            f.write(f"<!-- value {os.path.relpath(source, root)} gpus=2 column=median_ms "
-                    "digits=1 -->x<!-- end -->\n")
-        r = run(script, page)
-        with open(page) as f:
-            text = f.read()
+        r, text = rewrite(script, page, f"<!-- value {os.path.relpath(source, root)} gpus=2 "
+                          "column=median_ms digits=1 -->x<!-- end -->\n")  # 0.25: 0.3, not 0.2
         check(r.returncode == 0 and "-->0.3<!-- end -->" in text,
               f"a value's digits round halves up ({r.returncode}: {text!r})")
 
