@@ -112,15 +112,16 @@ def main():
     for part in sorted(lines, key=lambda p: order.index(p) if p in order else len(order)):
         out += lines[part]
     out += [f"not run  {p}" for p in missing] + resumed
-    failed = [p for p, s in states.items() if s in ("FAIL", "not run")]
+    failed = [p for p, s in states.items() if s == "FAIL"]
+    not_run = [p for p, s in states.items() if s == "not run"] + missing
     skipped = [p for p, s in states.items() if s == "skip"]
     out += [""] + [f"PROBLEM: {p}" for p in problems]
     # A part that could not run (its tool or its input missing) did not pass: the whole check
     # has run only when none was skipped.
-    bad = failed or missing or problems or skipped
+    bad = failed or not_run or problems or skipped
     out.append("verdict: every part ran, none failed" if not bad else
                f"verdict: {len(failed)} part(s) failed, {len(skipped)} skipped, "
-               f"{len(missing)} not run")
+               f"{len(not_run)} not run")
     text = "\n".join(out) + "\n"
     if a.out:
         with open(a.out, "w") as f:

@@ -461,6 +461,19 @@ with tempfile.TemporaryDirectory() as d:
                        env=dict(resume_env, PARTS="plain"), timeout=120)
     check(r.returncode == 2 and "no PARTS" in r.stderr, "RESUME=1 refuses PARTS", r.stderr)
 
+    # 8c. A part that a call's deadline kept from starting is "not run" in the joined verdict,
+    #     not "failed" (it has not run yet; RESUME=1 runs it).
+    kept = os.path.join(d, "kept-out.txt")
+    with open(kept, "w") as f:
+        f.write(re.sub(r"^part  gpu-tests: ok.*$", "part  gpu-tests: not run (its estimate of "
+                       "170 s did not fit in the 9 s left before the check's deadline of 560 s)",
+                       summary, flags=re.M))
+    r = subprocess.run([sys.executable, os.path.join(scripts, "gpu-check-summary.py"), kept],
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and re.search(r"^verdict: 0 part\(s\) failed, 0 skipped, \d+ not run",
+                                          r.stdout, re.M) is not None,
+          "the joiner counts a part the deadline kept out as not run, not as failed", r.stdout)
+
     # 9. The joiner: two chunks of one commit and device, and the parts no chunk ran.
     joiner = os.path.join(scripts, "gpu-check-summary.py")
     first = os.path.join(d, "chunk1.txt")
