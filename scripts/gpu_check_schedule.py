@@ -59,11 +59,11 @@ import time
 # profiles at 8192 x 8192 and 4099 x 8191, which took 385 to 390 s beside compute-sanitizer,
 # and the second 201 s after it had ended (2e9f33c; the first, the same kernels at a matrix of
 # the same size, was stopped at the deadline); and the lab, 130 s (its GPU parts of exercises
-# 05 to 08 at 2e9f33c, after the sanitizer, with 02 to 04's of 93ec62f); and, raised to their
-# time on a host of one H200 in the check of c9c71df, where they took longer there (the plain
-# files' test, the model's facts on that host's CPUs, and the sanitizer's parts, three at once
-# on the one GPU; docs/results/h200/c9c71df/gpu-check.txt), so that a part the deadline of a
-# call would stop does not start in it. Parts that run
+# 05 to 08 at 2e9f33c, after the sanitizer, with 02 to 04's of 93ec62f). Where a part took
+# longer on a host of one H200 in the check of c9c71df (the plain files' test, the model's
+# facts on that host's CPUs, the sanitizer's parts three at once on the one GPU;
+# docs/results/h200/c9c71df/gpu-check.txt), its estimate is that time, so that a part a call's
+# deadline would stop does not start in that call. Parts that run
 # at once on one host can each take several times as long (docs/results/h200/f6a71c5/README.md),
 # so a part's time limit is LIMIT_FACTOR times its estimate, and never below MIN_LIMIT seconds.
 # Nsight Compute's parts come after compute-sanitizer's (TOOLS: the two never run at once), so
