@@ -10,6 +10,12 @@ the README's verdict, or a figure it argues from, disagrees with the data.
   - results/h200/c9c71df/probe3 (step 14 against block order): at each shape and type, step
     14's `tma` within 1.0 point of step 08's `row`, and step 08's `column` above `row`; refuted
     if `tma` and `row` differ by more than 1.0 point anywhere.
+  - results/h200/edd5bf2/probe (step 17 against block order in double): each hypothesis as
+    predicted if every bound of its prediction holds, refuted if any fails; each bound's table
+    row in the README carries the data's shares.
+  - results/h200/edd5bf2/probe2 (block order by the rows' pitch): each explanation as
+    predicted if every row of its column holds (a side wins by 1.0 point or more), refuted if
+    any fails; each README row carries the data's shares and what they measure.
 
 Usage: test_probe_verdicts.py REPO_ROOT
 """
@@ -47,6 +53,70 @@ def verdict(readme):
     """The README's verdict: 'refuted' or 'as predicted'."""
     m = re.search(r"\*\*Verdict: ([a-z ]+)\.\*\*", open(readme).read())
     return m.group(1) if m else None
+
+
+def hypotheses(readme):
+    """{1: 'as predicted' or 'refuted', 2: ...}: the README's verdict of each hypothesis."""
+    return {int(n): v for n, v in
+            re.findall(r"\*\*Hypothesis (\d): ([a-z ]+)\.\*\*", open(readme).read())}
+
+
+def probe_edd5bf2(folder):
+    data = rows(os.path.join(folder, "variants.csv"))
+
+    def at(r, c):
+        return {k: share(data, *v, "double", r, c) for k, v in
+                {"17": ("17-prefetch", "prefetch"), "lines": ("13-lines", "lines-only"),
+                 "lean": ("10-invariants", "lean-only"), "06": ("06-float4", "padded")}.items()}
+
+    s = {(r, c): at(r, c) for r, c in ((16384, 8192), (4096, 16384), (8192, 16384),
+                                       (2048, 2048), (2048, 3072))}
+    # The bounds of PREDICTION.md, each with the tolerance fixed there.
+    h1 = [s[(16384, 8192)]["17"] >= s[(16384, 8192)]["lines"] + 1.0,
+          s[(16384, 8192)]["06"] < 93.0,
+          s[(4096, 16384)]["lines"] >= s[(4096, 16384)]["17"] + 1.0,
+          s[(8192, 16384)]["lines"] >= s[(8192, 16384)]["17"] + 1.0]
+    h2 = [s[(2048, 2048)]["lean"] >= s[(2048, 2048)]["17"] + 1.0,
+          s[(2048, 2048)]["lines"] >= s[(2048, 2048)]["17"] + 1.0,
+          s[(2048, 3072)]["06"] < 100.5,
+          s[(2048, 3072)]["06"] <= s[(2048, 3072)]["17"] + 3.5]
+    readme = os.path.join(folder, "README.md")
+    said = hypotheses(readme)
+    for n, bounds in ((1, h1), (2, h2)):
+        data_says = "as predicted" if all(bounds) else "refuted"
+        check(said.get(n) == data_says,
+              f"probe edd5bf2: hypothesis {n}: the README's verdict ({said.get(n)}) is the "
+              f"data's ({data_says}; bounds {bounds})")
+    text = open(readme).read()
+    for (r, c), v in s.items():
+        row = f"| {r} x {c} | {v['17']:.2f} | {v['lines']:.2f} | {v['lean']:.2f} | {v['06']:.2f} |"
+        check(row in text, f"probe edd5bf2: the README's row at {r} x {c} is the data's ({row})")
+
+
+def probe_pitch(folder):
+    data = rows(os.path.join(folder, "variants.csv"))
+    text = open(os.path.join(folder, "README.md")).read()
+    # Each row of PREDICTION.md's table: matrix, type, A's and B's prediction.
+    table = re.findall(r"^\| (\d+) x (\d+) \| (float|double) \| [^|]+ \| (xf wins|col wins) \| "
+                       r"(xf wins|col wins) \|$",
+                       open(os.path.join(folder, "PREDICTION.md")).read(), re.M)
+    check(len(table) == 8, f"probe2 edd5bf2: PREDICTION.md predicts 8 cases ({len(table)})")
+    holds = {"A": True, "B": True}
+    for r, c, t, a, b in table:
+        col = share(data, "17-prefetch", "prefetch", t, int(r), int(c))
+        xf = share(data, "10-invariants", "lean-only", t, int(r), int(c))
+        # The tolerance of PREDICTION.md, 1.0 point, fixed there.
+        got = "xf wins" if xf >= col + 1.0 else "col wins" if col >= xf + 1.0 else "neither"
+        holds["A"] = holds["A"] and got == a
+        holds["B"] = holds["B"] and got == b
+        row = f"| {r} x {c} | {t} | {col:.2f} | {xf:.2f} | {xf - col:+.2f} | {got} | {a} | {b} |"
+        check(row in text, f"probe2 edd5bf2: the README's row is the data's ({row})")
+    for name, ok in holds.items():
+        data_says = "as predicted" if ok else "refuted"
+        said = re.search(rf"\*\*Explanation {name}: ([a-z ]+)\.\*\*", text)
+        check(said is not None and said.group(1) == data_says,
+              f"probe2 edd5bf2: explanation {name}: the README's verdict "
+              f"({said.group(1) if said else None}) is the data's ({data_says})")
 
 
 def probe2(folder):
@@ -100,5 +170,7 @@ def probe3(folder):
 base = os.path.join(ROOT, "docs", "results", "h200", "c9c71df")
 probe2(os.path.join(base, "probe2"))
 probe3(os.path.join(base, "probe3"))
+probe_edd5bf2(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe"))
+probe_pitch(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe2"))
 print(f"{len(failed)} failed" if failed else "every probe's verdict is its data's")
 sys.exit(1 if failed else 0)
