@@ -611,11 +611,20 @@ TEST_CASE("step 17: step 15's moves, the hint on the window loads of short matri
       CHECK(step17::step().find("order")->plan(pb).l2_prefetch == 0);
     }
   }
-  // Taller than 16384 rows: step 15's kernels, but in prefetch-any.
+  // Taller than 16384 rows: the same moves in bands of 16384 rows, the hint in float only;
+  // `columns` runs step 15's kernels there, `prefetch-any` keeps the hint.
   for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
-    const tt::Problem tall = problem(16385, 8191, t);
-    CHECK(step17::step().find("prefetch")->plan(tall).l2_prefetch == 0);
-    CHECK(step17::step().find("prefetch")->plan(tall).kernel ==
+    const tt::Problem tall = problem(16449, 259, t);  // a band, then 3 tile rows (the seam row)
+    INFO(tt::dtype_name(t));
+    CHECK(step17::step().find("prefetch")->plan(tall).l2_prefetch ==
+          (t == tt::DType::f32 ? 256 : 0));
+    CHECK(l2_sectors(step17::step(), "prefetch", tall) ==
+          l2_sectors(step15::step(), "order", tall));
+    CHECK(l2_requests(step17::step(), "prefetch", tall) ==
+          l2_requests(step15::step(), "order", tall));
+    CHECK(step17::step().find("prefetch")->plan(tall).grid.y == 1);  // one-dimensional
+    CHECK(step17::step().find("columns")->plan(tall).l2_prefetch == 0);
+    CHECK(step17::step().find("columns")->plan(tall).kernel ==
           step15::step().find("order")->plan(tall).kernel);
     CHECK(step17::step().find("prefetch-any")->plan(tall).l2_prefetch == 256);
   }

@@ -51,6 +51,20 @@ TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated 
             check_emulated(*step, v, s, t, step->block_for(), tt::Reach::far);
 }
 
+TEST_CASE("step 17's bands: every block's moves exact at tall odd shapes", "[emulator]") {
+  // Bands of 256 tiles on a one-dimensional grid: a short last band holding the seam row
+  // (16449 x 3), and a whole band between two others (32833 x 67). Every variant, every block.
+  for (const tt::Step* step : tt::tutorial_steps()) {
+    if (step->id != "17-prefetch") continue;
+    for (const auto& v : step->variants)
+      for (tt::DType t : {tt::DType::f32, tt::DType::f64})
+        for (const tt::Shape& s : {tt::Shape{16449, 3}, tt::Shape{32833, 67}})
+          check_emulated(*step, v, s, t, step->block_for());
+    return;
+  }
+  FAIL("no step 17-prefetch in the course");
+}
+
 TEST_CASE("02-naive's moves are exact with other block shapes too", "[emulator]") {
   const auto& st = step02::step();
   for (tt::BlockShape b : {tt::BlockShape{16, 16}, tt::BlockShape{32, 32}, tt::BlockShape{8, 4},

@@ -96,6 +96,34 @@ TEST_CASE("past 2^31 elements, the first and the last transpose step are exact",
   }
 }
 
+TEST_CASE("step 17's bands are exact: a short last band, and bands between", "[gpu]") {
+  // Odd rows taller than 16384 go down their columns of tiles in bands of 256 tiles, on a
+  // one-dimensional grid: 16449 x 3 ends in a band of 3 tile rows (the seam row among them),
+  // 32833 x 67 has a whole band between, 40009 x 3001 is the bench's tall shape.
+  for (const tt::Step* step : tt::tutorial_steps()) {
+    if (step->id != "17-prefetch") continue;
+    const tt::Variant& v = step->headline_variant();
+    if (!tt::runs_on(v, device().cc_major, device().cc_minor)) {
+      WARN(tt::needs_newer_gpu(step->id, v, device().name, device().cc_major, device().cc_minor));
+      return;
+    }
+    for (tt::DType t : {tt::DType::f32, tt::DType::f64})
+      for (const tt::Shape& s :
+           {tt::Shape{16449, 3}, tt::Shape{32833, 67}, tt::Shape{40009, 3001}}) {
+        std::ostringstream log;
+        const tt::Problem pb{s, t, step->block_for()};
+        const auto r = tt::measure(device(), pb, {{step, &v}}, tt::RunConfig{0, 2}, log);
+        INFO(step->id << "/" << v.name << " " << tt::dtype_name(t) << " " << s.rows << " x "
+                      << s.cols << "\n"
+                      << log.str());
+        REQUIRE(r.size() == 1);
+        REQUIRE(r[0].verified);
+      }
+    return;
+  }
+  FAIL("no step 17-prefetch in the course");
+}
+
 TEST_CASE("every kernel's moves on the GPU are the moves the host computes", "[gpu]") {
   // The analysis, the emulation and the lab's CPU parts run W::load and W::store as the host
   // compiler built them; the kernels run them as the device compiler built them. Sampled

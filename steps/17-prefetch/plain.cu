@@ -5,8 +5,8 @@
 // two neighbouring columns of tiles, one column apart in time. With the hint
 // (ld.global.nc.L2::256B, LDG.E.LTC256B in the machine code), the first part's miss brings the
 // whole block into the L2, and the second finds its part there if the L2 still holds it: in
-// matrices of at most 16384 rows, where a column of tiles is short enough; taller ones run
-// step 15's kernels as they are.
+// matrices of at most 16384 rows, where a column of tiles is short enough. Taller ones go down
+// their columns of tiles in bands of 16384 rows, the hint in their loads too.
 //
 // No course code: build it alone with
 //   nvcc -O3 -arch=sm_90 plain.cu -o 17-prefetch-plain
@@ -20,7 +20,7 @@
 // at a shape where the step runs it:
 // plain_check: transpose_swizzled 8192x8192
 // plain_check: transpose_prefetch 4099x8191
-// plain_check: transpose_lines 16385x3001
+// plain_check: transpose_bands 16385x3001
 // plain_check: transpose_skewed 4099x8190
 #include <cuda_runtime.h>
 
@@ -115,6 +115,17 @@ struct Tile {
 };
 __device__ __forceinline__ Tile tile_of() {
   return {int(blockIdx.z * gridDim.y + blockIdx.y), int(blockIdx.x), blockIdx.x + 1 == gridDim.x};
+}
+// The same in bands of 256 tile rows (16384 input rows), on a one-dimensional grid of a block
+// a tile (gx columns of tiles by gy rows, the seam row included): consecutive blocks go down a
+// column of tiles within a band, then the next column of the same band; the bands follow one
+// another, the seam row at the end of the last.
+__device__ __forceinline__ Tile band_tile_of(int cols) {
+  const unsigned gx = (cols + 63u) / 64, gy = gridDim.x / gx, last = (gy - 1) / 256;
+  const unsigned band = blockIdx.x / (256 * gx) < last ? blockIdx.x / (256 * gx) : last;
+  const unsigned first = 256 * band, h = gy - first < 256 ? gy - first : 256;  // its height
+  const unsigned at = blockIdx.x - first * gx;  // the block's place in its band
+  return {int(at / h), int(first + at % h), first + at % h + 1 == gy};
 }
 
 // A seam block, of the column of tiles x.
@@ -229,11 +240,11 @@ __device__ __forceinline__ float4 load16(const float* p) {
 #endif
   return *reinterpret_cast<const float4*>(p);
 }
-template <bool HINT>
+template <bool HINT, bool BANDS>
 __device__ __forceinline__ void lines_block(const float* __restrict__ in, float* __restrict__ out,
                                             int rows, int cols) {
   __shared__ alignas(16) float tile[72 * 96];
-  const Tile b = tile_of();
+  const Tile b = BANDS ? band_tile_of(cols) : tile_of();
   if (b.x > (cols - 1) / 64) return;  // past the last column of tiles (z > 0 only)
   if (b.seam) return seam_block(in, out, rows, cols, b.x);
   const int t = threadIdx.x;
@@ -269,11 +280,11 @@ __device__ __forceinline__ void lines_block(const float* __restrict__ in, float*
 }
 __global__ void __launch_bounds__(512)
     transpose_prefetch(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  lines_block<true>(in, out, rows, cols);
+  lines_block<true, false>(in, out, rows, cols);
 }
 __global__ void __launch_bounds__(512)
-    transpose_lines(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  lines_block<false>(in, out, rows, cols);
+    transpose_bands(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  lines_block<true, true>(in, out, rows, cols);
 }
 
 // The hint needs compute capability 8.0. The first launch asks the device; on an older one the
@@ -303,8 +314,8 @@ static void launch(const float* in, float* out, int rows, int cols) {
     const dim3 grid(rows_of_tiles, std::min(columns, 65535u), (columns + 65534u) / 65535u);
     if (cols % 2 == 1 && rows <= 16384)  // line windows, the hint in their loads
       transpose_prefetch<<<grid, 512>>>(in, out, rows, cols);
-    else if (cols % 2 == 1)  // line windows, which start at the input's first line
-      transpose_lines<<<grid, 512>>>(in, out, rows, cols);
+    else if (cols % 2 == 1)  // the same, by bands: a block a tile, on a one-dimensional grid
+      transpose_bands<<<columns * rows_of_tiles, 512>>>(in, out, rows, cols);
     else
       transpose_skewed<<<grid, 512>>>(in, out, rows, cols);
   }

@@ -5,7 +5,8 @@
 /// the elements, sectors and banks that step 15's block of the same tile moves; each 16-byte
 /// load of a whole block's window now asks the L2, where it misses, to fetch the aligned 256
 /// bytes around it from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine
-/// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM.
+/// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM. Taller matrices
+/// take their columns of tiles in bands of 16384 rows, with the hint in float (Banded).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,73 @@ using PrefetchWork = Prefetching<step15::LinesWork<T>>;
 template <typename T>
 using PrefetchLines = tt::Path<PrefetchWork<T>, step13::transpose_lines<PrefetchWork<T>>>;
 
-/// The same at every height, for the comparison.
+/// Skewed work W (step 13's, as step 15 takes it) in column order by bands of kBand tile rows:
+/// the blocks walk down a column of tiles within a band, then the next column of the same
+/// band, and the bands one after the other, the seam row at the end of the last.
+///
+/// Why: in a matrix taller than kMaxRows, step 15's column order runs a block's neighbour in
+/// the next column of tiles, which reads the other part of its DRAM blocks, a whole column of
+/// the matrix later, and the L2 has dropped them by then (the hint then fetches bytes that
+/// are thrown away, and loses). A band is a column kMaxRows tall, where the hint gains.
+///
+/// The grid is one-dimensional, a block for each tile of W's grid (gx columns of tiles by gy
+/// rows, the seam row included); a block finds its tile from its index, gx (from the columns)
+/// and gy = gridDim.x / gx.
+template <class W>
+struct Banded : W {
+  static constexpr int kBlockCols = step12::block_cols<W>();  ///< Input columns a block.
+  /// Tile rows a band: 256, kMaxRows input rows.
+  static constexpr std::uint32_t kBand = Prefetching<W>::kMaxRows / W::kTile;
+  /// Where a band is shorter than the matrix, and the grid holds a block a tile.
+  static bool fits(const tt::Shape& s) {
+    const std::int64_t tiles =
+        tt::ceil_div(s.cols, kBlockCols) * (tt::ceil_div(s.rows, W::kTile) + 1);
+    return W::fits(s) && s.rows > Prefetching<W>::kMaxRows && tiles <= 2147483647;
+  }
+  static tt::Launch launch(const tt::Problem& pb) {
+    const tt::Launch l = W::launch(pb);
+    return {dim3(l.grid.x * l.grid.y), l.block};
+  }
+  /// The thread as W's moves expect it: its tile (column, row) on W's two-dimensional grid.
+  TT_HD static tt::Thread on_tile(const tt::Thread& me, int /*rows*/, int cols) {
+    const auto gx = static_cast<std::uint32_t>(tt::ceil_div(cols, kBlockCols));
+    const std::uint32_t gy = me.grid_dim.x / gx, last = (gy - 1) / kBand;  // the last band
+    const std::uint32_t band = me.block.x / (kBand * gx) < last ? me.block.x / (kBand * gx) : last;
+    const std::uint32_t first = band * kBand;                         // its first tile row
+    const std::uint32_t h = gy - first < kBand ? gy - first : kBand;  // its tile rows
+    const std::uint32_t at = me.block.x - first * gx;                 // the block's place in it
+    return {uint3{at / h, first + at % h, 0}, me.thread, me.block_dim, dim3(gx, gy)};
+  }
+  /// W's seam blocks are its last row of tiles, which on_tile finds from the columns; no
+  /// kernel that runs this work asks W::seam of the block as launched, so it is hidden.
+  static void seam() {}
+  TT_HD static bool whole_tile(const tt::Thread& me, int rows, int cols) {
+    return W::whole_tile(on_tile(me, rows, cols), rows, cols);
+  }
+  TT_HD static tt::Move<W::kVec> load(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::load(on_tile(me, rows, cols), pass, rows, cols);
+  }
+  TT_HD static tt::Move<W::kVec> store(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::store(on_tile(me, rows, cols), pass, rows, cols);
+  }
+  TT_HD static bool wide(const tt::Thread& me, int rows, int cols) {
+    return W::wide(on_tile(me, rows, cols), rows, cols);
+  }
+  TT_HD static tt::Move<W::kWideVec> wide_load(const tt::Thread& me, int pass, int rows, int cols) {
+    return W::wide_load(on_tile(me, rows, cols), pass, rows, cols);
+  }
+};
+
+/// Step 13's work on T in bands, the window loads with the hint in float (in double the
+/// hinted loads would need 2 blocks an SM, and measured slower above kMaxRows rows).
+template <typename T>
+struct BandWork : Banded<step13::Lines<T>> {
+  static constexpr int kL2Prefetch = sizeof(T) == 4 ? 256 : 0;
+};
+template <typename T>
+using BandLines = tt::Path<BandWork<T>, step13::transpose_lines<BandWork<T>>>;
+
+/// Step 15's line-window work with the hint at every height, for the comparison.
 template <typename T>
 using PrefetchAnyWork = PrefetchingAny<step15::LinesWork<T>>;
 template <typename T>
