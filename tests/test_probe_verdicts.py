@@ -16,6 +16,8 @@ the README's verdict, or a figure it argues from, disagrees with the data.
   - results/h200/edd5bf2/probe2 (block order by the rows' pitch): each explanation as
     predicted if every row of its column holds (a side wins by 1.0 point or more), refuted if
     any fails; each README row carries the data's shares and what they measure.
+  - results/h200/b2a3fc0/bands (step 17's bands): each of the three predictions as predicted
+    if every bound holds; the README's rows carry the data's shares and DRAM bytes.
 
 Usage: test_probe_verdicts.py REPO_ROOT
 """
@@ -119,6 +121,53 @@ def probe_pitch(folder):
               f"({said.group(1) if said else None}) is the data's ({data_says})")
 
 
+def ncu_read_mb(path, kernel_part):
+    """Nsight Compute's dram__bytes_read.sum of the kernel whose name holds @p kernel_part."""
+    for r in csv.reader(line for line in open(path) if line.startswith('"')):
+        if len(r) > 14 and kernel_part in r[4] and r[12] == "dram__bytes_read.sum":
+            return float(r[14].replace(",", "")) / 1e6
+    raise KeyError(f"{kernel_part} in {path}")
+
+
+def probe_bands(folder):
+    data = rows(os.path.join(folder, "variants.csv"))
+    text = open(os.path.join(folder, "README.md")).read()
+    record = rows(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "bench.csv"))
+    headline = {x["step"]: x["variant"] for x in record
+                if x["sweep"] == "headline" and x["step"][:2].isdigit() and x["step"] < "17"}
+    # The bounds of PREDICTION.md: bands' gain over whole columns, by matrix and type.
+    gain_bound = {(65535, 4097, "float"): 3.0, (65535, 4097, "double"): 0.5,
+                  (32767, 8193, "float"): -0.5, (32767, 8193, "double"): -0.5}
+    for r, c in ((40009, 3001), (24001, 2999), (20011, 3001)):
+        gain_bound[(r, c, "float")], gain_bound[(r, c, "double")] = 1.0, -0.5
+    p1 = p3 = True
+    for (r, c, t), bound in gain_bound.items():
+        band = share(data, "17-prefetch", "prefetch", t, r, c)
+        col = share(data, "17-prefetch", "columns", t, r, c)
+        anyh = share(data, "17-prefetch", "prefetch-any", t, r, c)
+        best, step = max((share(data, st, v, t, r, c), st) for st, v in headline.items())
+        p1 = p1 and band - col >= bound
+        p3 = p3 and band >= best - 0.5
+        row = (f"| {r} x {c} | {t} | {band:.2f} | {col:.2f} | {band - col:+.2f} | {bound:+.1f} | "
+               f"{anyh:.2f} | {best:.2f} ({step[:2]}) |")
+        check(row in text, f"bands: the README's row is the data's ({row})")
+    mb = {t: (ncu_read_mb(os.path.join(folder, f"ncu-{t}.csv"), "BandWork"),
+              ncu_read_mb(os.path.join(folder, f"ncu-{t}.csv"), "ColumnFirstLines"))
+          for t in ("float", "double")}
+    matrix = {"float": 40009 * 3001 * 4 / 1e6, "double": 40009 * 3001 * 8 / 1e6}
+    p2 = all(mb[t][0] <= 1.03 * matrix[t] for t in mb) and mb["double"][1] >= 1.05 * matrix["double"]
+    for t, (band, col) in mb.items():
+        row = (f"| {t} | {band:.1f} MB ({100 * (band / matrix[t] - 1):+.1f}%) | "
+               f"{col:,.1f} MB ({100 * (col / matrix[t] - 1):+.1f}%) |")
+        check(row in text, f"bands: the README's DRAM row is the data's ({row})")
+    for n, ok in ((1, p1), (2, p2), (3, p3)):
+        data_says = "as predicted" if ok else "refuted"
+        said = re.search(rf"\*\*Prediction {n} \([^)]*\): ([a-z ]+)\.\*\*", text)
+        check(said is not None and said.group(1) == data_says,
+              f"bands: prediction {n}: the README's verdict ({said.group(1) if said else None}) "
+              f"is the data's ({data_says})")
+
+
 def probe2(folder):
     runs = [rows(os.path.join(folder, f"bench-{k}.csv")) for k in (1, 2, 3)]
     shapes = [(r, 8191) for r in (4096, 4097, 4099, 4100, 4103, 4104)] + \
@@ -172,5 +221,6 @@ probe2(os.path.join(base, "probe2"))
 probe3(os.path.join(base, "probe3"))
 probe_edd5bf2(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe"))
 probe_pitch(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe2"))
+probe_bands(os.path.join(ROOT, "docs", "results", "h200", "b2a3fc0", "bands"))
 print(f"{len(failed)} failed" if failed else "every probe's verdict is its data's")
 sys.exit(1 if failed else 0)
