@@ -611,11 +611,16 @@ TEST_CASE("step 17: step 15's moves, the hint on the window loads of short matri
       CHECK(step17::step().find("order")->plan(pb).l2_prefetch == 0);
     }
   }
-  // Taller than 16384 rows: the same moves in bands of 16384 rows, the hint in float only;
-  // `columns` runs step 15's kernels there, `prefetch-any` keeps the hint.
+  // From two bands of 16384 rows on: the same moves, band by band, the hint in float only;
+  // `columns` runs step 15's kernels there, `prefetch-any` keeps the hint. Between 16384 rows
+  // and two bands, `prefetch` too runs step 15's kernels.
   for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {
-    const tt::Problem tall = problem(16449, 259, t);  // a band, then 3 tile rows (the seam row)
     INFO(tt::dtype_name(t));
+    const tt::Problem between = problem(32704, 67, t);  // 511 tile rows: less than two bands
+    CHECK(step17::step().find("prefetch")->plan(between).l2_prefetch == 0);
+    CHECK(step17::step().find("prefetch")->plan(between).kernel ==
+          step15::step().find("order")->plan(between).kernel);
+    const tt::Problem tall = problem(32705, 67, t);  // 512: two bands, the seam row a third
     CHECK(step17::step().find("prefetch")->plan(tall).l2_prefetch ==
           (t == tt::DType::f32 ? 256 : 0));
     CHECK(l2_sectors(step17::step(), "prefetch", tall) ==

@@ -52,13 +52,14 @@ TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated 
 }
 
 TEST_CASE("step 17's bands: every block's moves exact at tall odd shapes", "[emulator]") {
-  // Bands of 256 tiles on a one-dimensional grid: a short last band holding the seam row
-  // (16449 x 3), and a whole band between two others (32833 x 67). Every variant, every block.
+  // Bands of 256 tiles on a one-dimensional grid, from two whole bands on: the seam row alone
+  // in a third band (32705 x 3), a short third band with the seam row (32833 x 67), and just
+  // below two bands (32704 x 3, whole columns). Every variant, every block.
   for (const tt::Step* step : tt::tutorial_steps()) {
     if (step->id != "17-prefetch") continue;
     for (const auto& v : step->variants)
       for (tt::DType t : {tt::DType::f32, tt::DType::f64})
-        for (const tt::Shape& s : {tt::Shape{16449, 3}, tt::Shape{32833, 67}})
+        for (const tt::Shape& s : {tt::Shape{32705, 3}, tt::Shape{32833, 67}, tt::Shape{32704, 3}})
           check_emulated(*step, v, s, t, step->block_for());
     return;
   }

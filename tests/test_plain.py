@@ -5,9 +5,10 @@ shapes, on the GPU: each run checks its output bit for bit against a CPU transpo
 own program refuses it too (a grid larger than CUDA allows: more than 65535 blocks along y).
 Shapes: 1 x 1, single rows and columns, primes, non-square, sizes on both sides of the tile
 widths, sides that are multiples of 4 in partial tiles (the 16-byte paths), and rows of whole
-sectors in partial tiles (step 14's copy engine), and odd rows taller than 16384 (step 17's
-bands: a short last band, and a whole band between two). A program that needs a newer GPU than the
-one it finds (exit 6: steps 11 and 17 need 8.0, 14 needs 9.0) is reported as skipped there.
+sectors in partial tiles (step 14's copy engine), and odd rows from two bands of 16384 on
+(step 17's bands: the seam row alone in a band, and a short last band). A program that needs
+a newer GPU than the one it finds (exit 6: steps 11 and 17 need 8.0, 14 needs 9.0) is
+reported as skipped there.
 
 The runs are independent programs, so several run at once: up to TT_THREADS (the share of
 the host's cores the GPU check gives a part; else every core) small ones, and beside them as
@@ -32,7 +33,7 @@ import time
 
 SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 3), (17, 83), (83, 17), (31, 33), (33, 31),
           (64, 96), (127, 129), (257, 1031), (1031, 257), (4099, 129), (129, 4099),
-          (36, 100), (132, 68), (4100, 8196), (8, 4), (136, 200), (4104, 8196), (16449, 3),
+          (36, 100), (132, 68), (4100, 8196), (8, 4), (136, 200), (4104, 8196), (32705, 3),
           (32833, 67)]
 LARGE = [(46349, 46349), (1, 2147483647)]
 LARGE_BYTES = 2 * 4 * max(r * c for r, c in LARGE)  # input and output, float

@@ -5,8 +5,9 @@
 // two neighbouring columns of tiles, one column apart in time. With the hint
 // (ld.global.nc.L2::256B, LDG.E.LTC256B in the machine code), the first part's miss brings the
 // whole block into the L2, and the second finds its part there if the L2 still holds it: in
-// matrices of at most 16384 rows, where a column of tiles is short enough. Taller ones go down
-// their columns of tiles in bands of 16384 rows, the hint in their loads too.
+// matrices of at most 16384 rows, where a column of tiles is short enough. From two such
+// heights on (32705 rows), the blocks go down their columns of tiles in bands of 16384 rows,
+// the hint in their loads too; between, step 15's kernels run as they are.
 //
 // No course code: build it alone with
 //   nvcc -O3 -arch=sm_90 plain.cu -o 17-prefetch-plain
@@ -20,7 +21,8 @@
 // at a shape where the step runs it:
 // plain_check: transpose_swizzled 8192x8192
 // plain_check: transpose_prefetch 4099x8191
-// plain_check: transpose_bands 16385x3001
+// plain_check: transpose_lines 16385x3001
+// plain_check: transpose_bands 32705x3001
 // plain_check: transpose_skewed 4099x8190
 #include <cuda_runtime.h>
 
@@ -283,6 +285,10 @@ __global__ void __launch_bounds__(512)
   lines_block<true, false>(in, out, rows, cols);
 }
 __global__ void __launch_bounds__(512)
+    transpose_lines(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  lines_block<false, false>(in, out, rows, cols);
+}
+__global__ void __launch_bounds__(512)
     transpose_bands(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   lines_block<true, true>(in, out, rows, cols);
 }
@@ -314,8 +320,10 @@ static void launch(const float* in, float* out, int rows, int cols) {
     const dim3 grid(rows_of_tiles, std::min(columns, 65535u), (columns + 65534u) / 65535u);
     if (cols % 2 == 1 && rows <= 16384)  // line windows, the hint in their loads
       transpose_prefetch<<<grid, 512>>>(in, out, rows, cols);
-    else if (cols % 2 == 1)  // the same, by bands: a block a tile, on a one-dimensional grid
+    else if (cols % 2 == 1 && rows > 32704)  // by bands: a block a tile, a one-dimensional grid
       transpose_bands<<<columns * rows_of_tiles, 512>>>(in, out, rows, cols);
+    else if (cols % 2 == 1)  // line windows, which start at the input's first line
+      transpose_lines<<<grid, 512>>>(in, out, rows, cols);
     else
       transpose_skewed<<<grid, 512>>>(in, out, rows, cols);
   }

@@ -5,8 +5,9 @@
 /// the elements, sectors and banks that step 15's block of the same tile moves; each 16-byte
 /// load of a whole block's window now asks the L2, where it misses, to fetch the aligned 256
 /// bytes around it from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine
-/// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM. Taller matrices
-/// take their columns of tiles in bands of 16384 rows, with the hint in float (Banded).
+/// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM. Matrices of
+/// 32705 rows or more take their columns of tiles in bands of 16384 rows, with the hint in
+/// float (Banded).
 #pragma once
 
 #include <cstdint>
@@ -56,9 +57,9 @@ using PrefetchLines = tt::Path<PrefetchWork<T>, step13::transpose_lines<Prefetch
 /// the blocks walk down a column of tiles within a band, then the next column of the same
 /// band, and the bands one after the other, the seam row at the end of the last.
 ///
-/// Why: in a matrix taller than kMaxRows, step 15's column order runs a block's neighbour in
-/// the next column of tiles, which reads the other part of its DRAM blocks, a whole column of
-/// the matrix later, and the L2 has dropped them by then (the hint then fetches bytes that
+/// Why: in a matrix much taller than kMaxRows, step 15's column order runs a block's neighbour
+/// in the next column of tiles, which reads the other part of its DRAM blocks, a whole column
+/// of the matrix later, and the L2 has dropped them by then (the hint then fetches bytes that
 /// are thrown away, and loses). A band is a column kMaxRows tall, where the hint gains.
 ///
 /// The grid is one-dimensional, a block for each tile of W's grid (gx columns of tiles by gy
@@ -69,11 +70,13 @@ struct Banded : W {
   static constexpr int kBlockCols = step12::block_cols<W>();  ///< Input columns a block.
   /// Tile rows a band: 256, kMaxRows input rows.
   static constexpr std::uint32_t kBand = Prefetching<W>::kMaxRows / W::kTile;
-  /// Where a band is shorter than the matrix, and the grid holds a block a tile.
+  /// Where the matrix holds two whole bands or more (measured on the H200: from there on
+  /// bands gain on whole columns, and with a band and a short one they lost up to 1.2
+  /// points), and the grid holds a block a tile.
   static bool fits(const tt::Shape& s) {
-    const std::int64_t tiles =
-        tt::ceil_div(s.cols, kBlockCols) * (tt::ceil_div(s.rows, W::kTile) + 1);
-    return W::fits(s) && s.rows > Prefetching<W>::kMaxRows && tiles <= 2147483647;
+    const std::int64_t tile_rows = tt::ceil_div(s.rows, W::kTile);
+    const std::int64_t tiles = tt::ceil_div(s.cols, kBlockCols) * (tile_rows + 1);
+    return W::fits(s) && tile_rows >= 2 * std::int64_t{kBand} && tiles <= 2147483647;
   }
   static tt::Launch launch(const tt::Problem& pb) {
     const tt::Launch l = W::launch(pb);
