@@ -18,6 +18,7 @@ the README's verdict, or a figure it argues from, disagrees with the data.
     any fails; each README row carries the data's shares and what they measure.
   - results/h200/b2a3fc0/bands (step 17's bands): each of the three predictions as predicted
     if every bound holds; the README's rows carry the data's shares and DRAM bytes.
+  - results/h200/337550e/bands (bands from two bands on): as predicted if every bound holds.
 
 Usage: test_probe_verdicts.py REPO_ROOT
 """
@@ -168,6 +169,29 @@ def probe_bands(folder):
               f"is the data's ({data_says})")
 
 
+def probe_two_bands(folder):
+    data = rows(os.path.join(folder, "variants.csv"))
+    text = open(os.path.join(folder, "README.md")).read()
+    # The bounds of PREDICTION.md on `prefetch` - `columns`: (low, high).
+    bounds = {(49999, 2999, "float"): (0.5, None), (49999, 2999, "double"): (-0.5, None),
+              (36001, 5001, "float"): (0.5, None), (36001, 5001, "double"): (-0.5, None),
+              (28001, 3001, "float"): (-0.5, 0.5), (28001, 3001, "double"): (-0.5, 0.5)}
+    holds = True
+    for (r, c, t), (low, high) in bounds.items():
+        band = share(data, "17-prefetch", "prefetch", t, r, c)
+        col = share(data, "17-prefetch", "columns", t, r, c)
+        anyh = share(data, "17-prefetch", "prefetch-any", t, r, c)
+        d = band - col
+        holds = holds and d >= low and (high is None or d <= high)
+        row = f"| {r} x {c} | {t} | {band:.2f} | {col:.2f} | {d:+.2f} |"
+        check(row in text and f"| {anyh:.2f} |" in text,
+              f"two bands: the README's row is the data's ({row} ... {anyh:.2f})")
+    said = verdict(os.path.join(folder, "README.md"))
+    check(said == ("as predicted" if holds else "refuted"),
+          f"two bands: the README's verdict ({said}) is the data's "
+          f"({'as predicted' if holds else 'refuted'})")
+
+
 def probe2(folder):
     runs = [rows(os.path.join(folder, f"bench-{k}.csv")) for k in (1, 2, 3)]
     shapes = [(r, 8191) for r in (4096, 4097, 4099, 4100, 4103, 4104)] + \
@@ -222,5 +246,6 @@ probe3(os.path.join(base, "probe3"))
 probe_edd5bf2(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe"))
 probe_pitch(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe2"))
 probe_bands(os.path.join(ROOT, "docs", "results", "h200", "b2a3fc0", "bands"))
+probe_two_bands(os.path.join(ROOT, "docs", "results", "h200", "337550e", "bands"))
 print(f"{len(failed)} failed" if failed else "every probe's verdict is its data's")
 sys.exit(1 if failed else 0)
