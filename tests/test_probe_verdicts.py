@@ -19,6 +19,8 @@ the README's verdict, or a figure it argues from, disagrees with the data.
   - results/h200/b2a3fc0/bands (step 17's bands): each of the three predictions as predicted
     if every bound holds; the README's rows carry the data's shares and DRAM bytes.
   - results/h200/337550e/bands (bands from two bands on): as predicted if every bound holds.
+  - results/h200-x2/337550e (step 18's peer kernel in bands, results/predictions/
+    step18-peer-order.md): as predicted if every bound holds.
 
 Usage: test_probe_verdicts.py REPO_ROOT
 """
@@ -192,6 +194,34 @@ def probe_two_bands(folder):
           f"({'as predicted' if holds else 'refuted'})")
 
 
+def probe_step18(folder):
+    text = open(os.path.join(folder, "large.txt")).read()
+    big = text.split("== ")[1]  # the two-GPU run at 140000 x 140000
+    a2a = float(re.search(r"^all-to-all: .*?\s(\d+\.\d+)\s", big, re.M).group(1))
+    m = re.search(r"^peer: .*?\s(\d+\.\d+)\s+\S+\s+(\d+\.\d+)\s+exact$", big, re.M)
+    peer, model = float(m.group(1)), float(m.group(2))
+    one = text.split("== ")[2]
+    refused = "needs" in one and one.rstrip().endswith("exit 2") and one.count("\n") <= 3
+    data = rows(os.path.join(folder, "all-to-all.csv"))
+
+    def ms(variant, r, c, gpus):
+        return next(float(x["median_ms"]) for x in data if x["variant"] == variant and
+                    x["dtype"] == "float" and (int(x["rows"]), int(x["cols"]), int(x["gpus"]))
+                    == (r, c, gpus))
+    # The bounds of the prediction, fixed before the run.
+    bounds = [a2a / peer >= 0.90, peer <= 1.15 * model,
+              ms("peer", 16384, 16384, 2) <= 1.05 * 0.982, ms("peer", 20011, 12345, 1) <= 0.877,
+              refused]
+    readme = open(os.path.join(folder, "README.md")).read()
+    check(f"{a2a:.3f} ms against {peer:.3f} ms: {100 * a2a / peer:.1f}%" in readme and
+          f"{peer / model:.2f} times" in readme,
+          f"step 18: the README's large run is the data's ({a2a}, {peer}, {model})")
+    said = verdict(os.path.join(folder, "README.md"))
+    data_says = "as predicted" if all(bounds) else "refuted"
+    check(said == data_says,
+          f"step 18: the README's verdict ({said}) is the data's ({data_says}; {bounds})")
+
+
 def probe2(folder):
     runs = [rows(os.path.join(folder, f"bench-{k}.csv")) for k in (1, 2, 3)]
     shapes = [(r, 8191) for r in (4096, 4097, 4099, 4100, 4103, 4104)] + \
@@ -247,5 +277,6 @@ probe_edd5bf2(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe"))
 probe_pitch(os.path.join(ROOT, "docs", "results", "h200", "edd5bf2", "probe2"))
 probe_bands(os.path.join(ROOT, "docs", "results", "h200", "b2a3fc0", "bands"))
 probe_two_bands(os.path.join(ROOT, "docs", "results", "h200", "337550e", "bands"))
+probe_step18(os.path.join(ROOT, "docs", "results", "h200-x2", "337550e"))
 print(f"{len(failed)} failed" if failed else "every probe's verdict is its data's")
 sys.exit(1 if failed else 0)
