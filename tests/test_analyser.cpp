@@ -611,7 +611,7 @@ TEST_CASE("step 17: step 15's moves, the hint on the window loads of short matri
       CHECK(step17::step().find("order")->plan(pb).l2_prefetch == 0);
     }
   }
-  // From two bands of 16384 rows on: the same moves, band by band, the hint in float only;
+  // From 512 tile rows (two bands) on: the same moves, band by band, the hint in float only;
   // `columns` runs step 15's kernels there, `prefetch-any` keeps the hint. Between 16384 rows
   // and two bands, `prefetch` too runs step 15's kernels.
   for (tt::DType t : {tt::DType::f32, tt::DType::f64}) {

@@ -52,7 +52,7 @@ TEST_CASE("a step's moves are exact past 2^31 elements (corner blocks, emulated 
 }
 
 TEST_CASE("step 17's bands: every block's moves exact at tall odd shapes", "[emulator]") {
-  // Bands of 256 tiles on a one-dimensional grid, from two whole bands on: the seam row alone
+  // Bands of 256 tiles on a one-dimensional grid, from 512 tile rows on: the seam row alone
   // in a third band (32705 x 3), a short third band with the seam row (32833 x 67), and just
   // below two bands (32704 x 3, whole columns). Every variant, every block.
   for (const tt::Step* step : tt::tutorial_steps()) {

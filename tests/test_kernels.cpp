@@ -97,7 +97,7 @@ TEST_CASE("past 2^31 elements, the first and the last transpose step are exact",
 }
 
 TEST_CASE("step 17's bands are exact: a short last band, and bands between", "[gpu]") {
-  // Odd rows from two bands of 256 tiles on go down their columns of tiles band by band, on a
+  // Odd rows from 512 tile rows (two bands of 256) on go down their columns band by band, on a
   // one-dimensional grid: 32705 x 3 has the seam row alone in a third band, 32833 x 67 a short
   // third band, 40009 x 3001 (the bench's tall shape) three bands.
   for (const tt::Step* step : tt::tutorial_steps()) {

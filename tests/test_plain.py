@@ -5,7 +5,7 @@ shapes, on the GPU: each run checks its output bit for bit against a CPU transpo
 own program refuses it too (a grid larger than CUDA allows: more than 65535 blocks along y).
 Shapes: 1 x 1, single rows and columns, primes, non-square, sizes on both sides of the tile
 widths, sides that are multiples of 4 in partial tiles (the 16-byte paths), and rows of whole
-sectors in partial tiles (step 14's copy engine), and odd rows from two bands of 16384 on
+sectors in partial tiles (step 14's copy engine), and odd rows from 512 tile rows on
 (step 17's bands: the seam row alone in a band, and a short last band). A program that needs
 a newer GPU than the one it finds (exit 6: steps 11 and 17 need 8.0, 14 needs 9.0) is
 reported as skipped there.

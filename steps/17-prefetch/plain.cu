@@ -5,8 +5,8 @@
 // two neighbouring columns of tiles, one column apart in time. With the hint
 // (ld.global.nc.L2::256B, LDG.E.LTC256B in the machine code), the first part's miss brings the
 // whole block into the L2, and the second finds its part there if the L2 still holds it: in
-// matrices of at most 16384 rows, where a column of tiles is short enough. From two such
-// heights on (32705 rows), the blocks go down their columns of tiles in bands of 16384 rows,
+// matrices of at most 16384 rows, where a column of tiles is short enough. From 32705 rows on
+// (512 tile rows, two bands of 256), the blocks go down their columns of tiles band by band,
 // the hint in their loads too; between, step 15's kernels run as they are.
 //
 // No course code: build it alone with

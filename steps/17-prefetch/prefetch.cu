@@ -8,9 +8,10 @@
 // apart; with it, the first part brings the whole block in. The elements, sectors and banks
 // of every tile are step 15's. Two conditions, both measured: the matrix has at most 16384
 // rows (a taller column of tiles brings the neighbour too late, and the hint loses), and in
-// double 2 blocks an SM (at 3 the hinted loads spill registers). A matrix with odd rows that
-// holds two bands of 16384 rows or more goes down its columns of tiles band by band, so that
-// the neighbour comes no later than in a matrix of 16384 rows, with the hint in float.
+// double 2 blocks an SM (at 3 the hinted loads spill registers). A matrix with odd rows of
+// 32705 rows or more (two bands of 256 tile rows) goes down its columns of tiles band by
+// band, so that the neighbour comes no later than in a matrix of 16384 rows, with the hint in
+// float.
 // Elsewhere, and wherever step 15 runs another kernel (rows of whole sectors, even row
 // lengths), this step runs step 15's.
 //
@@ -41,8 +42,9 @@ const tt::Step& step() {
                       "prefetch",
                       "step 15's kernels; where step 13's windows run, the window loads ask the "
                       "L2 for the 256 bytes around each (2 blocks an SM in double) in matrices "
-                      "of at most 16384 rows, and from two bands of 16384 rows on the blocks go "
-                      "down their columns of tiles band by band (the hint in float)"),
+                      "of at most 16384 rows, and from 32705 rows (two bands of 256 tile rows) on "
+                      "the blocks go down their columns of tiles band by band (the hint in "
+                      "float)"),
                   80, "the L2 prefetch-size hint"),
         tt::needs(tt::variant<Vec<step09::Column<float>>, PrefetchLines<float>, Lines<float>,
                               Lean<float>, PrefetchLines<double>, Lines<double>, Lean<double>>(

@@ -6,8 +6,8 @@
 /// load of a whole block's window now asks the L2, where it misses, to fetch the aligned 256
 /// bytes around it from the DRAM (tt::load_vec's Prefetch, LDG.E.LTC256B in the machine
 /// code), in matrices of at most 16384 rows, and in double at 2 blocks an SM. Matrices of
-/// 32705 rows or more take their columns of tiles in bands of 16384 rows, with the hint in
-/// float (Banded).
+/// 32705 rows or more (512 tile rows) take their columns of tiles in bands of 256 tile rows,
+/// 16384 rows, with the hint in float (Banded).
 #pragma once
 
 #include <cstdint>
@@ -70,9 +70,10 @@ struct Banded : W {
   static constexpr int kBlockCols = step12::block_cols<W>();  ///< Input columns a block.
   /// Tile rows a band: 256, kMaxRows input rows.
   static constexpr std::uint32_t kBand = Prefetching<W>::kMaxRows / W::kTile;
-  /// Where the matrix holds two whole bands or more (measured on the H200: from there on
-  /// bands gain on whole columns, and with a band and a short one they lost up to 1.2
-  /// points), and the grid holds a block a tile.
+  /// Where the matrix spans two bands of tile rows or more, 512 tile rows (32705 rows on; the
+  /// last tile row may be partial), and the grid holds a block a tile. Measured on the H200:
+  /// from there on bands gain on whole columns in float and stay within half a point of them
+  /// in double; over a band and a short one they lost up to 1.2 points in double.
   static bool fits(const tt::Shape& s) {
     const std::int64_t tile_rows = tt::ceil_div(s.rows, W::kTile);
     const std::int64_t tiles = tt::ceil_div(s.cols, kBlockCols) * (tile_rows + 1);
@@ -112,8 +113,9 @@ struct Banded : W {
   }
 };
 
-/// Step 13's work on T in bands, the window loads with the hint in float (in double the
-/// hinted loads would need 2 blocks an SM, and measured slower above kMaxRows rows).
+/// Step 13's work on T in bands, the window loads with the hint in float only (in double the
+/// hint needs 2 blocks an SM, and lost over whole columns above kMaxRows rows; in bands it
+/// is not yet measured in this step).
 template <typename T>
 struct BandWork : Banded<step13::Lines<T>> {
   static constexpr int kL2Prefetch = sizeof(T) == 4 ? 256 : 0;
