@@ -6,7 +6,8 @@ For every step program in a build, every variant and both element types, at a sh
 rows are whole 16-byte vectors (8192 x 8192: the 16-byte paths), one whose rows are odd
 (4099 x 8191: the scalar paths, step 13's line windows) and one whose rows are even but its
 output rows not whole sectors (4098 x 8196: step 10's tiles, where steps 13 and 14 fall back
-to them), the program's own description (`--explain --format json`,
+to them), and one of odd rows 512 tiles tall (32705 x 3001: step 17's bands), the program's own
+description (`--explain --format json`,
 no GPU needed) names the kernel, its block, its shared memory, and the global loads each
 thread issues before its first store (W::kLoadPasses, each W::kVec elements wide). The
 script then reads that kernel's SASS (`cuobjdump -sass`) and resource usage
@@ -89,7 +90,7 @@ import shutil
 import subprocess
 import sys
 
-SHAPES = [("8192", "8192"), ("4099", "8191"), ("4098", "8196")]
+SHAPES = [("8192", "8192"), ("4099", "8191"), ("4098", "8196"), ("32705", "3001")]
 DTYPES = ["float", "double"]
 # Kernels linked into every program that no step describes: the references' copy kernel, the
 # harness's comparison (common/compare.cu) and its recording of the moves on the GPU
