@@ -6,8 +6,9 @@ each exercise's region holding its stub (lab/student_tree.cmake). A block of a f
 student does not receive (a step's plain CUDA file, which restates the exercises' answers in
 plain CUDA) becomes a line saying that the instructor's edition shows it. In the student's
 package (scripts/student_package.py), whose pages are written here and whose steps lack those
-files, such a block is already that line, and stays so. The pages keep their places relative to
-the project's root, so that their links to each other still hold.
+files, such a block is already that line, and stays so; a link to such a file keeps only its
+text. The pages keep their places relative to the project's root, so that their links to each
+other still hold.
 
 Usage: docs/student_pages.py PROJECT_ROOT STUDENT_STEPS OUT_DIR PAGE...
 Exit status: 0 written, 1 a block's file or pattern is found neither in STUDENT_STEPS nor in
@@ -15,6 +16,7 @@ the project's steps/.
 """
 import importlib.util
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +24,10 @@ spec = importlib.util.spec_from_file_location(
     "doc_outputs", os.path.join(HERE, "..", "scripts", "doc_outputs.py"))
 doc_outputs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(doc_outputs)
+
+
+# A Markdown link to a step's plain CUDA file, which the student does not receive.
+WITHHELD_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*steps/[^/)]+/plain\.cu\)")
 
 
 def note(kind, path):
@@ -58,6 +64,8 @@ def main(argv):
     for page in pages:
         with open(page) as f:
             text = doc_outputs.BLOCK.sub(render, f.read())
+        # A link to a file the student does not receive keeps its text, not its target.
+        text = WITHHELD_LINK.sub(r"\1", text)
         target = os.path.join(out, os.path.relpath(os.path.abspath(page), os.path.abspath(root)))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "w") as f:
